@@ -1,0 +1,288 @@
+"""The ``entity_memory`` pipeline component: spaCy glue around the memory model."""
+import re
+from itertools import islice
+from typing import Any, Callable, Dict, Iterable, List, Optional
+
+import numpy
+import srsly
+from spacy import util
+from spacy.language import Language
+from spacy.pipeline import TrainablePipe
+from spacy.tokens import Doc, SpanGroup
+from spacy.training import Example, validate_examples, validate_get_examples
+from spacy.vocab import Vocab
+from thinc.api import Config, Model, Optimizer
+
+from .architectures import UNTRAINED_MESSAGE, build_torch_layer, find_memory_layer, torch_memory
+from .attributes import ROLE, choose_main, register_extensions
+from .memory_log import MemoryLog, decode_actions, decode_mentions, group_clusters
+from .targets import LossWeights
+
+DEFAULT_MODEL_CONFIG = """
+[model]
+@architectures = "spacy_entmem.PeTra.v1"
+hidden_width = 300
+n_cells = 10
+mlp_width = 300
+usage_decay = 0.98
+dropout = 0.0
+gumbel_hard = false
+
+[model.tok2vec]
+@architectures = "spacy.Tok2Vec.v2"
+
+[model.tok2vec.embed]
+@architectures = "spacy.MultiHashEmbed.v2"
+width = 96
+attrs = ["NORM", "PREFIX", "SUFFIX", "SHAPE"]
+rows = [5000, 1000, 2500, 2500]
+include_static_vectors = false
+
+[model.tok2vec.encode]
+@architectures = "spacy.MaxoutWindowEncoder.v2"
+width = 96
+depth = 4
+window_size = 1
+maxout_pieces = 3
+"""
+DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
+
+
+@Language.factory(
+    "entity_memory",
+    assigns=["doc.spans", "doc._.entity_memory_log"],
+    default_config={
+        "model": DEFAULT_MODEL,
+        "cluster_prefix": "coref_clusters",
+        "mentions_key": "coref_mentions",
+        "gap_key": "gap",
+        "entity_threshold": 0.5,
+        "replace_existing": True,
+        "store_memory_log": True,
+        "self_link_weight": 1.0,
+        "positive_weight": 5.0,
+        "negative_weight": 50.0,
+        "sparsity_weight": 0.1,
+        "full_link_weight": 1.0,
+        "full_negatives": 10,
+        "temperature_halving_examples": 20000,
+        "scorer": {"@scorers": "spacy_entmem.entity_memory_scorer.v1"},
+    },
+    default_score_weights={"gap_f1": 0.5, "coref_f": 0.5},
+)
+def make_entity_memory(
+    nlp: Language, name: str, model: Model, cluster_prefix: str, mentions_key: str, gap_key: str,
+    entity_threshold: float, replace_existing: bool, store_memory_log: bool, self_link_weight: float,
+    positive_weight: float, negative_weight: float, sparsity_weight: float, full_link_weight: float,
+    full_negatives: int, temperature_halving_examples: int, scorer: Optional[Callable],
+) -> "EntityMemory":
+    weights = LossWeights(self_link_weight, positive_weight, negative_weight, sparsity_weight,
+                          full_link_weight, full_negatives)
+    return EntityMemory(
+        nlp.vocab, model, name, cluster_prefix=cluster_prefix, mentions_key=mentions_key, gap_key=gap_key,
+        entity_threshold=entity_threshold, replace_existing=replace_existing,
+        store_memory_log=store_memory_log, weights=weights,
+        temperature_halving_examples=temperature_halving_examples, scorer=scorer,
+    )
+
+
+def _check_config(prefix: str, mentions_key: str, threshold: float, weights: LossWeights, halving: int) -> None:
+    problems = []
+    if not prefix or not re.fullmatch(r"[\w.-]+", prefix):
+        problems.append(f"cluster_prefix must be a non-empty name, got {prefix!r}")
+    if not mentions_key:
+        problems.append("mentions_key must be non-empty")
+    if re.fullmatch(rf"{re.escape(prefix)}_\d+", mentions_key or ""):
+        problems.append(f"mentions_key {mentions_key!r} would clash with the cluster keys '{prefix}_N'")
+    if not 0.0 <= threshold <= 1.0:
+        problems.append(f"entity_threshold must be in [0, 1], got {threshold}")
+    for field_name in ("self_link", "positive", "negative", "sparsity", "full_link"):
+        if getattr(weights, field_name) < 0:
+            problems.append(f"{field_name}_weight must be >= 0, got {getattr(weights, field_name)}")
+    if weights.full_negatives < 0:
+        problems.append(f"full_negatives must be >= 0, got {weights.full_negatives}")
+    if halving < 1:
+        problems.append(f"temperature_halving_examples must be >= 1, got {halving}")
+    if problems:
+        raise ValueError("[spacy-entmem] invalid entity_memory config: " + "; ".join(problems))
+
+
+class EntityMemory(TrainablePipe):
+    """Reads each doc left to right with a bounded entity memory and writes coreference clusters to
+    ``doc.spans[f"{cluster_prefix}_{i}"]``, all mentions to ``doc.spans[mentions_key]`` and the memory
+    log to ``doc._.entity_memory_log``."""
+
+    def __init__(
+        self, vocab: Vocab, model: Model, name: str = "entity_memory", *, cluster_prefix: str = "coref_clusters",
+        mentions_key: str = "coref_mentions", gap_key: str = "gap", entity_threshold: float = 0.5,
+        replace_existing: bool = True, store_memory_log: bool = True, weights: Optional[LossWeights] = None,
+        temperature_halving_examples: int = 20000, scorer: Optional[Callable] = None,
+    ):
+        weights = weights or LossWeights()
+        _check_config(cluster_prefix, mentions_key, entity_threshold, weights, temperature_halving_examples)
+        register_extensions()
+        self.vocab = vocab
+        self.model = model
+        self.name = name
+        self.weights = weights
+        self.scorer = scorer
+        self.cfg: Dict[str, Any] = {
+            "cluster_prefix": cluster_prefix,
+            "mentions_key": mentions_key,
+            "gap_key": gap_key,
+            "entity_threshold": entity_threshold,
+            "replace_existing": replace_existing,
+            "store_memory_log": store_memory_log,
+            "temperature_halving_examples": temperature_halving_examples,
+            "examples_seen": 0,
+        }
+
+    # -- inference ----------------------------------------------------------------------------------
+    def predict(self, docs: Iterable[Doc]) -> List[MemoryLog]:
+        docs = list(docs)
+        if torch_memory(self.model) is None:
+            raise ValueError(UNTRAINED_MESSAGE)
+        if not docs:
+            return []
+        out = self.model.predict(docs)
+        logs = []
+        for i, doc in enumerate(docs):
+            n = len(doc)
+            log = {
+                "entity": out.entity[i, :n].numpy().astype(numpy.float32),
+                "overwrite": out.overwrite[i, :n].numpy().astype(numpy.float32),
+                "coref": out.coref[i, :n].numpy().astype(numpy.float32),
+                "usage": out.usage[i, :n].numpy().astype(numpy.float32),
+            }
+            log["action"], log["cell"] = decode_actions(log, self.cfg["entity_threshold"])
+            logs.append(log)
+        return logs
+
+    def set_annotations(self, docs: Iterable[Doc], logs: List[MemoryLog]) -> None:
+        prefix = self.cfg["cluster_prefix"]
+        pattern = re.compile(rf"^{re.escape(prefix)}_\d+$")
+        for doc, log in zip(docs, logs):
+            existing = [key for key in doc.spans if pattern.match(key) or key == self.cfg["mentions_key"]]
+            if existing and not self.cfg["replace_existing"]:
+                raise ValueError(
+                    f"[spacy-entmem] doc {doc.text[:40]!r}... already has span groups {existing[:5]}; "
+                    "set replace_existing = true to replace them, or choose another cluster_prefix"
+                )
+            for key in existing:  # never mix old and new clusters
+                del doc.spans[key]
+            mentions = decode_mentions(log["action"], log["cell"])
+            doc.spans[self.cfg["mentions_key"]] = SpanGroup(
+                doc, name=self.cfg["mentions_key"], spans=[doc[s:e] for s, e, _ in mentions],
+                attrs={ROLE: "mentions"},
+            )
+            clusters = [c for c in group_clusters(mentions) if len(c) > 1]
+            for index, cluster in enumerate(clusters, start=1):
+                spans = [doc[s:e] for s, e in cluster]
+                key = f"{prefix}_{index}"
+                doc.spans[key] = SpanGroup(
+                    doc, name=key, spans=spans, attrs={ROLE: "cluster", "index": index, "main": choose_main(spans)}
+                )
+            doc._.entity_memory_log = log if self.cfg["store_memory_log"] else None
+
+    # -- training -----------------------------------------------------------------------------------
+    @property
+    def temperature(self) -> float:
+        epochs = self.cfg["examples_seen"] // self.cfg["temperature_halving_examples"]
+        return 0.5 ** epochs
+
+    def update(
+        self, examples: Iterable[Example], *, drop: float = 0.0, sgd: Optional[Optimizer] = None,
+        losses: Optional[Dict[str, float]] = None,
+    ) -> Dict[str, float]:
+        from .torch_models.losses import memory_loss
+
+        losses = {} if losses is None else losses
+        losses.setdefault(self.name, 0.0)
+        examples = list(examples)
+        validate_examples(examples, "EntityMemory.update")
+        sups = [self.supervision(eg) for eg in examples]
+        keep = [i for i, sup in enumerate(sups) if sup is not None]
+        if not keep:
+            return losses
+        examples = [examples[i] for i in keep]
+        sups = [sups[i] for i in keep]
+        module = torch_memory(self.model)
+        if module is not None:
+            module.temperature = self.temperature
+        out, backprop = self.model.begin_update([eg.predicted for eg in examples])
+        loss, grads = memory_loss(out, sups, self.weights.sparsity)
+        backprop(grads)
+        if sgd is not None:
+            self.finish_update(sgd)
+        self.cfg["examples_seen"] += len(examples)
+        losses[self.name] += loss
+        return losses
+
+    def supervision(self, eg: Example):
+        from .supervision import example_supervision
+
+        return example_supervision(eg, self.weights, self.cfg["gap_key"], "coref_clusters")
+
+    def get_loss(self, examples: Iterable[Example], scores) -> Any:
+        from .torch_models.losses import memory_loss
+
+        return memory_loss(scores, [self.supervision(eg) for eg in examples], self.weights.sparsity)
+
+    def initialize(
+        self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None
+    ) -> None:
+        util.check_lexeme_norms(self.vocab, "entity_memory")
+        validate_get_examples(get_examples, "EntityMemory.initialize")
+        docs = [eg.predicted for eg in islice(get_examples(), 10)]
+        with_supervision = sum(self.supervision(eg) is not None for eg in islice(get_examples(), 100))
+        if not with_supervision:
+            raise ValueError(
+                "[spacy-entmem] none of the first 100 training examples carries coreference supervision: "
+                f"expected a sparse '{self.cfg['gap_key']}' span group (GAP) or 'coref_clusters_N' span groups"
+            )
+        self.model.initialize(X=docs)
+
+    def add_label(self, label: str) -> int:
+        raise NotImplementedError("[spacy-entmem] entity_memory has no labels")
+
+    def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, Any]:
+        return self.scorer(examples, gap_key=self.cfg["gap_key"], **kwargs) if self.scorer else {}
+
+    # -- serialization ------------------------------------------------------------------------------
+    def _build_before_loading(self) -> None:
+        layer = find_memory_layer(self.model)
+        if not layer.layers and self.cfg.get("input_width"):
+            build_torch_layer(layer, int(self.cfg["input_width"]))
+
+    def _remember_width(self) -> None:
+        layer = find_memory_layer(self.model)
+        if layer.has_dim("nI"):
+            self.cfg["input_width"] = layer.get_dim("nI")
+
+    def to_bytes(self, *, exclude=tuple()) -> bytes:
+        self._remember_width()
+        return srsly.msgpack_dumps({
+            "cfg": srsly.json_dumps(self.cfg),
+            "model": self.model.to_bytes(),
+        })
+
+    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()) -> "EntityMemory":
+        msg = srsly.msgpack_loads(bytes_data)
+        self.cfg.update(srsly.json_loads(msg["cfg"]))
+        self._build_before_loading()
+        self.model.from_bytes(msg["model"])
+        return self
+
+    def to_disk(self, path, *, exclude=tuple()) -> None:
+        self._remember_width()
+        path = util.ensure_path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        srsly.write_json(path / "cfg", self.cfg)
+        self.model.to_disk(path / "model")
+
+    def from_disk(self, path, *, exclude=tuple()) -> "EntityMemory":
+        path = util.ensure_path(path)
+        self.cfg.update(srsly.read_json(path / "cfg"))
+        self._build_before_loading()
+        self.model.from_disk(path / "model")
+        return self

@@ -1,0 +1,134 @@
+"""Coreference metrics on exact-match mentions: MUC, B³, CEAF-e, CoNLL F1 and LEA (no torch).
+
+A clustering is a list of clusters, each a collection of hashable mentions (e.g. (start, end) pairs).
+Each function returns (recall, precision) for one document's key and response; ``CorefScorer``
+accumulates numerators and denominators over documents as the reference scorer does.
+"""
+from collections import defaultdict
+from typing import Dict, Hashable, Iterable, List, Sequence, Set, Tuple
+
+import numpy
+from scipy.optimize import linear_sum_assignment
+
+Cluster = Set[Hashable]
+Counts = Tuple[float, float, float, float]  # recall num, recall den, precision num, precision den
+METRICS = ("muc", "b3", "ceafe", "lea")
+
+
+def as_clusters(clusters: Iterable[Iterable[Hashable]], keep_singletons: bool = True) -> List[Cluster]:
+    result = [set(c) for c in clusters]
+    return [c for c in result if c and (keep_singletons or len(c) > 1)]
+
+
+def _mention_to_cluster(clusters: Sequence[Cluster]) -> Dict[Hashable, int]:
+    return {m: i for i, c in enumerate(clusters) for m in c}
+
+
+def muc(key: Sequence[Cluster], response: Sequence[Cluster]) -> Counts:
+    def partition_counts(gold: Sequence[Cluster], pred: Sequence[Cluster]) -> Tuple[float, float]:
+        where = _mention_to_cluster(pred)
+        num = den = 0.0
+        for cluster in gold:
+            parts = {where.get(m, ("unaligned", m)) for m in cluster}
+            num += len(cluster) - len(parts)
+            den += len(cluster) - 1
+        return num, den
+
+    rn, rd = partition_counts(key, response)
+    pn, pd = partition_counts(response, key)
+    return rn, rd, pn, pd
+
+
+def b_cubed(key: Sequence[Cluster], response: Sequence[Cluster]) -> Counts:
+    def side(gold: Sequence[Cluster], pred: Sequence[Cluster]) -> Tuple[float, float]:
+        where = _mention_to_cluster(pred)
+        num = 0.0
+        den = 0.0
+        for cluster in gold:
+            overlaps: Dict[int, int] = defaultdict(int)
+            for m in cluster:
+                if m in where:
+                    overlaps[where[m]] += 1
+            num += sum(count * count for count in overlaps.values()) / len(cluster)
+            den += len(cluster)
+        return num, den
+
+    rn, rd = side(key, response)
+    pn, pd = side(response, key)
+    return rn, rd, pn, pd
+
+
+def ceaf_e(key: Sequence[Cluster], response: Sequence[Cluster]) -> Counts:
+    """Entity-based CEAF with φ4 similarity and the optimal one-to-one alignment (scipy)."""
+    if not key or not response:
+        return 0.0, float(len(key)), 0.0, float(len(response))
+    similarity = numpy.zeros((len(key), len(response)))
+    for i, k in enumerate(key):
+        for j, r in enumerate(response):
+            common = len(k & r)
+            if common:
+                similarity[i, j] = 2.0 * common / (len(k) + len(r))
+    rows, cols = linear_sum_assignment(-similarity)
+    total = float(similarity[rows, cols].sum())
+    return total, float(len(key)), total, float(len(response))
+
+
+def lea(key: Sequence[Cluster], response: Sequence[Cluster]) -> Counts:
+    """Link-based entity-aware metric (Moosavi & Strube 2016); a singleton's one "link" is itself."""
+    def links(n: int) -> int:
+        return n * (n - 1) // 2 if n > 1 else 1
+
+    def side(gold: Sequence[Cluster], pred: Sequence[Cluster]) -> Tuple[float, float]:
+        where = _mention_to_cluster(pred)
+        num = den = 0.0
+        for cluster in gold:
+            overlaps: Dict[int, int] = defaultdict(int)
+            for m in cluster:
+                if m in where:
+                    overlaps[where[m]] += 1
+            if len(cluster) == 1:
+                (only,) = tuple(cluster)
+                resolved = 1 if only in where and len(pred[where[only]]) == 1 else 0
+            else:
+                resolved = sum(links(common) for common in overlaps.values() if common > 1)
+            num += len(cluster) * resolved / links(len(cluster))
+            den += len(cluster)
+        return num, den
+
+    rn, rd = side(key, response)
+    pn, pd = side(response, key)
+    return rn, rd, pn, pd
+
+
+METRIC_FUNCTIONS = {"muc": muc, "b3": b_cubed, "ceafe": ceaf_e, "lea": lea}
+
+
+def prf(counts: Counts) -> Tuple[float, float, float]:
+    rn, rd, pn, pd = counts
+    recall = rn / rd if rd else 0.0
+    precision = pn / pd if pd else 0.0
+    f = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return precision, recall, f
+
+
+class CorefScorer:
+    """Accumulates every metric over documents; ``scores()`` gives P/R/F per metric and CoNLL F1."""
+
+    def __init__(self, keep_singletons: bool = True):
+        self.keep_singletons = keep_singletons
+        self.totals = {name: [0.0, 0.0, 0.0, 0.0] for name in METRICS}
+
+    def add(self, key: Iterable[Iterable[Hashable]], response: Iterable[Iterable[Hashable]]) -> None:
+        k = as_clusters(key, self.keep_singletons)
+        r = as_clusters(response, self.keep_singletons)
+        for name, func in METRIC_FUNCTIONS.items():
+            for i, value in enumerate(func(k, r)):
+                self.totals[name][i] += value
+
+    def scores(self) -> Dict[str, float]:
+        result: Dict[str, float] = {}
+        for name in METRICS:
+            p, r, f = prf(tuple(self.totals[name]))  # type: ignore[arg-type]
+            result.update({f"{name}_p": p, f"{name}_r": r, f"{name}_f": f})
+        result["conll_f"] = (result["muc_f"] + result["b3_f"] + result["ceafe_f"]) / 3
+        return result

@@ -1,0 +1,91 @@
+"""The memory log of one document (numpy, no torch) and what is read off it: hard per-token decisions,
+whole mentions, clusters and link probabilities between spans.
+
+A log is a dict of arrays: ``entity`` (T,), ``overwrite``, ``coref``, ``usage`` (T, N) and, once
+decoded, ``action`` (T,) with 0 = IGNORE, 1 = OVERWRITE, 2 = COREF and ``cell`` (T,), -1 where ignored.
+"""
+from typing import Dict, List, Tuple
+
+import numpy
+
+ACTIONS = ("IGNORE", "OVERWRITE", "COREF")
+IGNORE, OVERWRITE, COREF = 0, 1, 2
+MemoryLog = Dict[str, numpy.ndarray]
+Mention = Tuple[int, int, int]  # start, end (exclusive), entity id
+
+
+def decode_actions(log: MemoryLog, entity_threshold: float = 0.5) -> Tuple[numpy.ndarray, numpy.ndarray]:
+    """Hard decision per token: IGNORE below the entity threshold, else the larger of the overwrite
+    probability (on its cell) and the best coreference probability; ties go to COREF, then lowest cell."""
+    entity, overwrite, coref = log["entity"], log["overwrite"], log["coref"]
+    n_tokens = entity.shape[0]
+    actions = numpy.zeros(n_tokens, dtype=numpy.int8)
+    cells = numpy.full(n_tokens, -1, dtype=numpy.int16)
+    if n_tokens == 0 or overwrite.shape[1] == 0:
+        return actions, cells
+    ow_cell = overwrite.argmax(axis=1)
+    co_cell = coref.argmax(axis=1)
+    rows = numpy.arange(n_tokens)
+    is_entity = entity >= entity_threshold
+    is_new = overwrite[rows, ow_cell] > coref[rows, co_cell]
+    actions[is_entity & is_new] = OVERWRITE
+    actions[is_entity & ~is_new] = COREF
+    cells[:] = numpy.where(is_new, ow_cell, co_cell)
+    cells[~is_entity] = -1
+    return actions, cells
+
+
+def decode_mentions(actions: numpy.ndarray, cells: numpy.ndarray) -> List[Mention]:
+    """Whole mentions with entity ids. A cell holds one entity from its overwrite to the next; a COREF
+    token that follows a token of the same entity extends that token's mention (multi-token names)."""
+    cell_entity: Dict[int, int] = {}
+    mentions: List[List[int]] = []
+    next_entity = 0
+    previous_entity = None
+    for t, (action, cell) in enumerate(zip(actions.tolist(), cells.tolist())):
+        if action == IGNORE:
+            previous_entity = None
+            continue
+        if action == OVERWRITE or cell not in cell_entity:
+            cell_entity[cell] = next_entity
+            next_entity += 1
+            entity = cell_entity[cell]
+            mentions.append([t, t + 1, entity])
+        else:
+            entity = cell_entity[cell]
+            if previous_entity == entity:
+                mentions[-1][1] = t + 1
+            else:
+                mentions.append([t, t + 1, entity])
+        previous_entity = entity
+    return [tuple(m) for m in mentions]  # type: ignore[misc]
+
+
+def group_clusters(mentions: List[Mention]) -> List[List[Tuple[int, int]]]:
+    """Mentions grouped by entity, clusters ordered by their first mention."""
+    by_entity: Dict[int, List[Tuple[int, int]]] = {}
+    for start, end, entity in mentions:
+        by_entity.setdefault(entity, []).append((start, end))
+    return sorted(by_entity.values(), key=lambda spans: spans[0])
+
+
+def span_link_probability(
+    log: MemoryLog, first: Tuple[int, int], second: Tuple[int, int], floor: float = 1e-6
+) -> float:
+    """Max over token pairs (t1 in first, t2 in second) of
+    P(t1 ~ t2) = Σ_i (o+c)_{t1,i} · Π_{t1<j≤t2} (1 - o_{j,i}) · c_{t2,i}  (the same maths as the torch
+    training loss, in float64 log space)."""
+    overwrite, coref = log["overwrite"].astype(numpy.float64), log["coref"].astype(numpy.float64)
+    lo = min(first[0], second[0])
+    hi = max(first[1], second[1])
+    survive = numpy.cumsum(numpy.log(numpy.clip(1.0 - overwrite[lo:hi], floor, None)), axis=0)
+    best = 0.0
+    for a in range(*first):
+        for b in range(*second):
+            if a == b:
+                continue
+            t1, t2 = min(a, b), max(a, b)
+            keep = numpy.exp(survive[t2 - lo] - survive[t1 - lo])
+            prob = float(((overwrite[t1] + coref[t1]) * keep * coref[t2]).sum())
+            best = max(best, prob)
+    return best

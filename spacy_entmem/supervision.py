@@ -1,0 +1,129 @@
+"""Read training targets from reference docs, aligned onto the predicted docs' tokens (no torch here).
+
+Two kinds of supervision (DESIGN.md §4):
+- GAP-style sparse: a span group (default key ``gap``) whose ``attrs["sparse"]`` is true, holding the
+  spans labelled ``A``, ``B`` and ``PRONOUN``, with ``attrs["A_coref"]`` / ``attrs["B_coref"]``. Only the
+  annotated pairs give coreference loss; tokens outside the spans are unknown.
+- Full clusters: ``coref_clusters_N`` span groups; every token is labelled entity or not.
+"""
+import re
+from typing import Dict, Iterable, List, Optional, Tuple
+
+from spacy.tokens import Doc, Span
+from spacy.training import Example
+
+from .targets import DocSupervision, LossWeights, SpanPair
+
+GAP_LABELS = ("A", "B", "PRONOUN")
+SPARSE_ATTR = "sparse"
+
+
+def cluster_groups(doc: Doc, prefix: str = "coref_clusters") -> List[Tuple[int, str]]:
+    """(index, key) of the span groups named ``{prefix}_{index}``, sorted by index."""
+    pattern = re.compile(rf"^{re.escape(prefix)}_(\d+)$")
+    found = []
+    for key in doc.spans:
+        match = pattern.match(key)
+        if match:
+            found.append((int(match.group(1)), key))
+    return sorted(found)
+
+
+def find_gap_group(doc: Doc, key: str = "gap"):
+    group = doc.spans.get(key)
+    if group is not None and group.attrs.get(SPARSE_ATTR):
+        return group
+    return None
+
+
+def gap_spans(group) -> Dict[str, Span]:
+    """The A, B and PRONOUN spans of a GAP span group, by label."""
+    spans = {span.label_: span for span in group}
+    missing = [label for label in GAP_LABELS if label not in spans]
+    if missing:
+        raise ValueError(
+            f"[spacy-entmem] GAP span group '{group.name}' lacks spans labelled {missing}; "
+            f"found labels {sorted(spans)}"
+        )
+    return spans
+
+
+def _aligned(eg: Example, spans: List[Span]) -> List[Optional[Tuple[int, int]]]:
+    """Token ranges in the predicted doc of reference spans (None where they cannot be aligned)."""
+    result = []
+    for span in spans:
+        unlabelled = Span(eg.reference, span.start, span.end)  # labels may live in another vocab
+        aligned = eg.get_aligned_spans_y2x([unlabelled], allow_overlap=True)
+        result.append((aligned[0].start, aligned[0].end) if aligned else None)
+    return result
+
+
+def self_links(start: int, end: int, weight: float) -> List[SpanPair]:
+    """Consecutive tokens of one multi-token mention link to each other."""
+    return [SpanPair((t, t + 1), (t + 1, t + 2), 1.0, weight) for t in range(start, end - 1)]
+
+
+def sparse_supervision(eg: Example, group, weights: LossWeights) -> DocSupervision:
+    spans = gap_spans(group)
+    a, b, pronoun = _aligned(eg, [spans["A"], spans["B"], spans["PRONOUN"]])
+    n = len(eg.predicted)
+    sup = DocSupervision(n_tokens=n)
+    annotated = set()
+    for rng in (a, b, pronoun):
+        if rng is not None:
+            annotated.update(range(*rng))
+            sup.pairs.extend(self_links(*rng, weights.self_link))
+    for rng, label in ((a, "A_coref"), (b, "B_coref")):
+        if rng is not None and pronoun is not None:
+            target = 1.0 if group.attrs.get(label) else 0.0
+            weight = weights.positive if target else weights.negative
+            sup.pairs.append(SpanPair(rng, pronoun, target, weight))
+    if a is not None and b is not None:
+        sup.pairs.append(SpanPair(a, b, 0.0, weights.negative))
+    sup.unannotated = [t for t in range(n) if t not in annotated]
+    return sup
+
+
+def full_supervision(eg: Example, keys: Iterable[str], weights: LossWeights) -> DocSupervision:
+    """Entity targets for every token, self-links, each mention's nearest antecedent as a positive
+    and up to ``full_negatives`` nearest earlier mentions of other clusters as negatives."""
+    n = len(eg.predicted)
+    mentions: List[Tuple[int, int, int]] = []  # (start, end, cluster)
+    for cluster, key in enumerate(keys):
+        for rng in _aligned(eg, list(eg.reference.spans[key])):
+            if rng is not None and rng[1] > rng[0]:
+                mentions.append((rng[0], rng[1], cluster))
+    mentions.sort()
+    entity = [0.0] * n
+    sup = DocSupervision(n_tokens=n, entity_targets=entity)
+    for i, (start, end, cluster) in enumerate(mentions):
+        for t in range(start, end):
+            entity[t] = 1.0
+        sup.pairs.extend(self_links(start, end, weights.self_link))
+        negatives = 0
+        found_antecedent = False
+        for prev_start, prev_end, prev_cluster in reversed(mentions[:i]):
+            if prev_end > start:  # nested or overlapping: not a left-to-right link
+                continue
+            if prev_cluster == cluster and not found_antecedent:
+                sup.pairs.append(SpanPair((prev_start, prev_end), (start, end), 1.0, weights.full_link))
+                found_antecedent = True
+            elif prev_cluster != cluster and negatives < weights.full_negatives:
+                sup.pairs.append(SpanPair((prev_start, prev_end), (start, end), 0.0, weights.full_link))
+                negatives += 1
+            if found_antecedent and negatives >= weights.full_negatives:
+                break
+    return sup
+
+
+def example_supervision(
+    eg: Example, weights: LossWeights, gap_key: str = "gap", cluster_prefix: str = "coref_clusters"
+) -> Optional[DocSupervision]:
+    """The supervision a reference doc carries, or None if it carries none."""
+    group = find_gap_group(eg.reference, gap_key)
+    if group is not None:
+        return sparse_supervision(eg, group, weights)
+    keys = [key for _, key in cluster_groups(eg.reference, cluster_prefix)]
+    if keys:
+        return full_supervision(eg, keys, weights)
+    return None

@@ -1,0 +1,73 @@
+"""Losses over the memory's outputs: weighted BCE on link probabilities, entity terms."""
+from typing import List, Sequence, Tuple
+
+import torch
+from torch.nn import functional as F
+
+from ..targets import DocSupervision
+from .petra import MemoryOutput, log_link_probability
+
+EPS = 1e-6
+
+
+def _token_pairs(sups: Sequence[DocSupervision]) -> Tuple[List[int], List[int], List[int], List[int]]:
+    """Flatten every span pair into token pairs (doc, t1 < t2) with the index of their span pair."""
+    docs, firsts, seconds, groups = [], [], [], []
+    group = 0
+    for b, sup in enumerate(sups):
+        for pair in sup.pairs:
+            for t1 in range(*pair.first):
+                for t2 in range(*pair.second):
+                    if t1 == t2:
+                        continue
+                    docs.append(b)
+                    firsts.append(min(t1, t2))
+                    seconds.append(max(t1, t2))
+                    groups.append(group)
+            group += 1
+    return docs, firsts, seconds, groups
+
+
+def link_loss(out: MemoryOutput, sups: Sequence[DocSupervision]) -> torch.Tensor:
+    """Σ weight · BCE(max-over-token-pairs link probability, target), per batch document."""
+    docs, firsts, seconds, groups = _token_pairs(sups)
+    targets = [p.target for s in sups for p in s.pairs]
+    weights = [p.weight for s in sups for p in s.pairs]
+    if not docs:
+        return out.entity.sum() * 0.0
+    log_p = log_link_probability(
+        out, torch.tensor(docs), torch.tensor(firsts), torch.tensor(seconds)
+    )
+    n_groups = len(targets)
+    group_index = torch.tensor(groups)
+    best = torch.full((n_groups,), -float("inf"), dtype=log_p.dtype)
+    best = best.scatter_reduce(0, group_index, log_p, reduce="amax", include_self=True)
+    present = torch.isfinite(best)  # a span pair whose tokens all coincide has no token pair
+    prob = torch.clamp(torch.exp(best[present]), EPS, 1 - EPS)
+    target = torch.tensor(targets, dtype=prob.dtype)[present]
+    weight = torch.tensor(weights, dtype=prob.dtype)[present]
+    return F.binary_cross_entropy(prob, target, weight=weight, reduction="sum") / len(sups)
+
+
+def entity_loss(out: MemoryOutput, sups: Sequence[DocSupervision], sparsity_weight: float) -> torch.Tensor:
+    """Full supervision: mean BCE on e_t per document. Sparse: λ · mean e_t outside annotated spans."""
+    total = out.entity.sum() * 0.0
+    for b, sup in enumerate(sups):
+        if sup.entity_targets is not None and sup.n_tokens:
+            e = torch.clamp(out.entity[b, : sup.n_tokens], EPS, 1 - EPS)
+            target = torch.tensor(sup.entity_targets, dtype=e.dtype)
+            total = total + F.binary_cross_entropy(e, target)
+        elif sup.unannotated:
+            total = total + sparsity_weight * out.entity[b, torch.tensor(sup.unannotated)].mean()
+    return total / max(len(sups), 1)
+
+
+def memory_loss(
+    out: MemoryOutput, sups: Sequence[DocSupervision], sparsity_weight: float
+) -> Tuple[float, List[torch.Tensor]]:
+    """The total loss and its gradients with respect to the output tensors (entity, overwrite, coref,
+    usage; None where a tensor does not reach the loss)."""
+    leaves = out.tensors()
+    loss = link_loss(out, sups) + entity_loss(out, sups, sparsity_weight)
+    grads = torch.autograd.grad(loss, leaves, allow_unused=True)
+    return float(loss.detach()), list(grads)

@@ -1,0 +1,68 @@
+import os
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+import pytest  # noqa: E402
+import spacy  # noqa: E402
+from spacy.training import Example  # noqa: E402
+
+import spacy_entmem  # noqa: E402,F401
+from spacy_entmem.gap.convert import convert_gap  # noqa: E402
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+if not DATA.exists():  # a checkout elsewhere: the project's variable points here
+    DATA = Path(os.environ.get("ENTMEM_DATA", "../shared/data")).resolve()
+GAP = DATA / "gap"
+
+TINY_MODEL = {
+    "@architectures": "spacy_entmem.PeTra.v1",
+    "hidden_width": 16,
+    "mlp_width": 16,
+    "n_cells": 4,
+    "tok2vec": {"@architectures": "spacy.Tok2VecListener.v1", "width": 32, "upstream": "*"},
+}
+TINY_TOK2VEC = {
+    "model": {
+        "@architectures": "spacy.Tok2Vec.v2",
+        "embed": {"@architectures": "spacy.MultiHashEmbed.v2", "width": 32, "attrs": ["NORM", "SHAPE"],
+                  "rows": [500, 50], "include_static_vectors": False},
+        "encode": {"@architectures": "spacy.MaxoutWindowEncoder.v2", "width": 32, "depth": 1,
+                   "window_size": 1, "maxout_pieces": 2},
+    }
+}
+
+
+def tiny_pipeline(**component_config):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("tok2vec", config=TINY_TOK2VEC)
+    nlp.add_pipe("entity_memory", config={"model": TINY_MODEL, **component_config})
+    return nlp
+
+
+@pytest.fixture(scope="session")
+def gap_validation_docs():
+    docs, _ = convert_gap(spacy.blank("en"), GAP / "gap-validation.tsv")
+    return docs
+
+
+def train_tiny(docs, steps: int = 4, learn_rate: float = 0.001, **component_config):
+    spacy.util.fix_random_seed(0)
+    nlp = tiny_pipeline(**component_config)
+    examples = [Example(nlp.make_doc(doc.text), doc) for doc in docs]
+    optimizer = nlp.initialize(lambda: examples)
+    optimizer.learn_rate = learn_rate
+    losses_per_step = []
+    for _ in range(steps):
+        losses = {}
+        for i in range(0, len(examples), 16):
+            nlp.update(examples[i: i + 16], sgd=optimizer, losses=losses)
+        losses_per_step.append(losses["entity_memory"])
+    return nlp, losses_per_step
+
+
+@pytest.fixture(scope="session")
+def trained_nlp(gap_validation_docs):
+    nlp, _ = train_tiny(gap_validation_docs[:32], steps=2)
+    return nlp

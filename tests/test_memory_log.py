@@ -1,0 +1,40 @@
+import numpy
+
+from spacy_entmem.memory_log import COREF, IGNORE, OVERWRITE, decode_actions, decode_mentions, group_clusters
+
+
+def make_log(entity, overwrite, coref):
+    return {"entity": numpy.array(entity, dtype="f"), "overwrite": numpy.array(overwrite, dtype="f"),
+            "coref": numpy.array(coref, dtype="f")}
+
+
+def test_decode_actions_thresholds_and_ties():
+    log = make_log(
+        [0.2, 0.9, 0.9, 0.9],
+        [[0.5, 0], [0.6, 0], [0, 0.4], [0, 0.3]],
+        [[0.0, 0], [0.1, 0], [0.4, 0], [0.1, 0.5]],
+    )
+    actions, cells = decode_actions(log)
+    assert actions.tolist() == [IGNORE, OVERWRITE, COREF, COREF]  # a tie goes to COREF
+    assert cells.tolist() == [-1, 0, 0, 1]
+
+
+def test_mentions_and_clusters():
+    # t0 new entity in cell 0, t1 continues it (one mention), t2 ignored, t3 new entity in cell 1,
+    # t4 refers to cell 0, t5 overwrites cell 0 (a new entity), t6 refers to cell 0 (the new one)
+    actions = numpy.array([OVERWRITE, COREF, IGNORE, OVERWRITE, COREF, OVERWRITE, COREF])
+    cells = numpy.array([0, 0, -1, 1, 0, 0, 0])
+    mentions = decode_mentions(actions, cells)
+    assert mentions == [(0, 2, 0), (3, 4, 1), (4, 5, 0), (5, 7, 2)]
+    assert group_clusters(mentions) == [[(0, 2), (4, 5)], [(3, 4)], [(5, 7)]]
+
+
+def test_coref_into_an_unused_cell_starts_an_entity():
+    mentions = decode_mentions(numpy.array([COREF]), numpy.array([2]))
+    assert mentions == [(0, 1, 0)]
+
+
+def test_empty_log():
+    actions, cells = decode_actions(make_log(numpy.zeros(0), numpy.zeros((0, 3)), numpy.zeros((0, 3))))
+    assert actions.shape == cells.shape == (0,)
+    assert decode_mentions(actions, cells) == []
