@@ -1,5 +1,9 @@
 """Registered callbacks used by the training configs."""
-from typing import Callable, List
+import json
+import sys
+import time
+from pathlib import Path
+from typing import IO, Any, Callable, Dict, List, Optional
 
 from spacy.language import Language
 from spacy.util import registry
@@ -23,3 +27,36 @@ def make_initialize_frozen(components: List[str]) -> Callable[[Language], Langua
         return nlp
 
     return initialize_frozen
+
+
+@registry.loggers("spacy_entmem.TimedConsoleLogger.v1")
+def make_timed_console_logger(progress_bar: bool = False, output_file: Optional[str] = None):
+    """spaCy's console logger, plus one JSON line per evaluation with the wall time since training
+    started (so "time to the best validation score" can be read off a run)."""
+    console = registry.loggers.get("spacy.ConsoleLogger.v3")(progress_bar="train" if progress_bar else None)
+
+    def setup(nlp: Language, stdout: IO = sys.stdout, stderr: IO = sys.stderr):
+        log_step, finalize = console(nlp, stdout, stderr)
+        start = time.perf_counter()
+        stream = None
+        if output_file:
+            Path(output_file).parent.mkdir(parents=True, exist_ok=True)
+            stream = open(output_file, "w", encoding="utf8")
+
+        def step(info: Optional[Dict[str, Any]]) -> None:
+            log_step(info)
+            if info is not None and stream is not None:
+                scores = {k: v for k, v in info["other_scores"].items() if isinstance(v, (int, float))}
+                record = {"epoch": info["epoch"], "step": info["step"], "score": info["score"],
+                          "seconds": round(time.perf_counter() - start, 1), "scores": scores}
+                stream.write(json.dumps(record) + "\n")
+                stream.flush()
+
+        def close() -> None:
+            finalize()
+            if stream is not None:
+                stream.close()
+
+        return step, close
+
+    return setup

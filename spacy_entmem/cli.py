@@ -75,5 +75,28 @@ def annotate(
         msg.good(f"{len(docs)} docs written to {output}")
 
 
+@app.command("ship-default")
+def ship_default(
+    source: Path = typer.Argument(..., exists=True, file_okay=False, help="Trained pipeline directory"),
+    target: Optional[Path] = typer.Option(None, help="Where to copy it (default: inside the package)"),
+) -> None:
+    """Copy a trained pipeline into the package as the default one, check it loads and annotates."""
+    import shutil
+
+    import spacy
+
+    import spacy_entmem
+
+    target = target or spacy_entmem.DEFAULT_PIPELINE
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(source, target)
+    nlp = spacy.load(target)
+    samples = sorted((Path(spacy_entmem.__file__).parent / "samples").glob("*.txt"))
+    docs = list(nlp.pipe(path.read_text(encoding="utf8") for path in samples))
+    size = sum(f.stat().st_size for f in target.rglob("*") if f.is_file())
+    msg.good(f"{source} -> {target} ({size / 1e6:.1f} MB); annotated {len(docs)} samples")
+
+
 if __name__ == "__main__":
     app()

@@ -1,0 +1,29 @@
+"""The pipeline shipped inside the package loads offline and annotates the sample texts."""
+from pathlib import Path
+
+import spacy_entmem
+
+SAMPLES = Path(spacy_entmem.__file__).parent / "samples"
+
+
+def test_shipped_pipeline_loads_and_annotates_the_samples():
+    nlp = spacy_entmem.load_default()
+    assert "entity_memory" in nlp.pipe_names
+    texts = [p.read_text(encoding="utf8") for p in sorted(SAMPLES.glob("*.txt"))]
+    assert len(texts) >= 3
+    docs = list(nlp.pipe(texts))
+    for doc in docs:
+        log = doc._.entity_memory_log
+        assert log["entity"].shape == (len(doc),)
+        assert 0 < len(doc.spans["coref_mentions"]) < len(doc)
+    # A trained memory links at least one pronoun in the samples to an earlier mention.
+    assert any(doc._.has_coref for doc in docs)
+    for doc in docs:
+        for cluster in doc._.coref_clusters:
+            assert len(cluster) >= 2
+            assert spacy_entmem.main_mention(cluster).text.strip()
+
+
+def test_shipped_pipeline_size_is_small():
+    size = sum(f.stat().st_size for f in spacy_entmem.DEFAULT_PIPELINE.rglob("*") if f.is_file())
+    assert size < 50e6
