@@ -6,7 +6,7 @@ from .attributes import main_mention, register_extensions
 from .component import EntityMemory
 
 __version__ = "0.1.0"
-DEFAULT_PIPELINE = Path(__file__).parent / "pipelines" / "gap_tok2vec"
+DEFAULT_PIPELINE = Path(__file__).parent / "pipelines" / "default"
 
 register_extensions()
 

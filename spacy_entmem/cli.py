@@ -79,11 +79,13 @@ def annotate(
 def ship_default(
     source: Path = typer.Argument(..., exists=True, file_okay=False, help="Trained pipeline directory"),
     target: Optional[Path] = typer.Option(None, help="Where to copy it (default: inside the package)"),
+    description: str = typer.Option("", help="What it was trained on and with which config (goes to meta.json)"),
 ) -> None:
     """Copy a trained pipeline into the package as the default one, check it loads and annotates."""
     import shutil
 
     import spacy
+    import srsly
 
     import spacy_entmem
 
@@ -91,6 +93,10 @@ def ship_default(
     if target.exists():
         shutil.rmtree(target)
     shutil.copytree(source, target)
+    meta = srsly.read_json(target / "meta.json")
+    meta.update({"name": "entmem_default", "version": spacy_entmem.__version__, "description": description,
+                 "author": "spacy-entmem developers", "license": "MIT"})
+    srsly.write_json(target / "meta.json", meta)
     nlp = spacy.load(target)
     samples = sorted((Path(spacy_entmem.__file__).parent / "samples").glob("*.txt"))
     docs = list(nlp.pipe(path.read_text(encoding="utf8") for path in samples))
