@@ -29,6 +29,8 @@ def test_untrained_component_says_to_train_or_load():
     nlp = spacy.blank("en")
     memory = nlp.add_pipe("entity_memory")
     with pytest.raises(ValueError, match="no trained model yet.*spacy train"):
+        nlp("Hello there.")
+    with pytest.raises(ValueError, match="load a trained pipeline"):
         memory.predict([nlp.make_doc("Hello there.")])
 
 
@@ -239,3 +241,36 @@ def test_score_reports_gap_metrics(trained_nlp, gap_validation_docs):
         assert key in scores
     assert 0.0 <= scores["gap_f1"] <= 1.0
     assert "coref_f" not in scores
+
+
+def _full_cluster_docs(nlp, n: int):
+    docs = []
+    for i in range(n):
+        doc = nlp.make_doc(f"Anna Smith met Bob number {i} . She said that he was late and she left .")
+        doc.spans["coref_clusters_1"] = [doc[0:2], doc[7:8], doc[14:15]]
+        doc.spans["coref_clusters_2"] = [doc[3:6], doc[10:11]]
+        docs.append(doc)
+    return docs
+
+
+def test_full_cluster_supervision_trains_and_scores_conll_metrics():
+    nlp = tiny_pipeline()
+    examples = [Example(nlp.make_doc(d.text), d) for d in _full_cluster_docs(nlp, 12)]
+    spacy.util.fix_random_seed(0)
+    optimizer = nlp.initialize(lambda: examples)
+    optimizer.learn_rate = 0.01
+    history = []
+    for _ in range(60):
+        losses = {}
+        nlp.update(examples, sgd=optimizer, losses=losses)
+        history.append(losses["entity_memory"])
+    assert history[-1] < 0.7 * history[0]
+    scores = nlp.evaluate(examples)
+    for key in ("coref_f", "coref_muc_f", "coref_b3_f", "coref_ceafe_f", "coref_lea_f", "coref_nosingletons_conll_f"):
+        assert 0.0 <= scores[key] <= 1.0
+    # trained on one pattern, the memory learns which tokens are mentions
+    doc = nlp(examples[0].reference.text)
+    gold_tokens = {0, 1, 3, 4, 5, 7, 10, 14}
+    predicted = {t.i for t in doc if t._.memory_action != "IGNORE"}
+    assert 0 < len(predicted) < len(doc)
+    assert len(predicted & gold_tokens) / len(predicted) >= 0.6
