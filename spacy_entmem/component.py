@@ -16,7 +16,7 @@ from thinc.api import Config, Model, Optimizer
 from .architectures import UNTRAINED_MESSAGE, build_torch_layer, find_memory_layer, torch_memory
 from .attributes import ROLE, choose_main, register_extensions
 from .memory_log import MemoryLog, decode_actions, decode_mentions, group_clusters
-from .targets import LossWeights
+from .targets import DocSupervision, LossWeights
 
 DEFAULT_MODEL_CONFIG = """
 [model]
@@ -201,11 +201,11 @@ class EntityMemory(TrainablePipe):
         examples = list(examples)
         validate_examples(examples, "EntityMemory.update")
         sups = [self.supervision(eg) for eg in examples]
-        keep = [i for i, sup in enumerate(sups) if sup is not None]
-        if not keep:
+        if all(sup is None for sup in sups):
             return losses
-        examples = [examples[i] for i in keep]
-        sups = [sups[i] for i in keep]
+        # Docs without supervision stay in the batch (a shared tok2vec's listener expects the whole
+        # batch) and contribute no loss.
+        sups = [sup or DocSupervision(len(eg.predicted)) for sup, eg in zip(sups, examples)]
         module = torch_memory(self.model)
         if module is not None:
             module.temperature = self.temperature

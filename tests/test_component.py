@@ -274,3 +274,11 @@ def test_full_cluster_supervision_trains_and_scores_conll_metrics():
     predicted = {t.i for t in doc if t._.memory_action != "IGNORE"}
     assert 0 < len(predicted) < len(doc)
     assert len(predicted & gold_tokens) / len(predicted) >= 0.6
+
+
+def test_a_batch_mixing_supervised_and_unsupervised_docs_trains(gap_validation_docs):
+    nlp, _ = train_tiny(gap_validation_docs[:4], steps=1)
+    supervised = Example(nlp.make_doc(gap_validation_docs[5].text), gap_validation_docs[5])
+    unsupervised = Example(nlp.make_doc("No gold annotation here."), nlp.make_doc("No gold annotation here."))
+    losses = nlp.update([supervised, unsupervised, supervised])
+    assert losses["entity_memory"] > 0
