@@ -1,19 +1,27 @@
 """Registered, versioned model architectures: thinc glue around the torch memory modules."""
-from typing import List, Optional, Tuple
+from collections import Counter
+from typing import Callable, Dict, Iterable, List, Optional, Tuple, Union
 
+import numpy
 import torch
 from spacy.tokens import Doc
 from spacy.util import registry
 from thinc.api import ArgsKwargs, Model, PyTorchWrapper_v2, chain, torch2xp, xp2torch
-from thinc.types import Floats2d
+from thinc.types import Floats2d, Ints1d
 
-from .torch_models.petra import MemoryOutput, PetraMemory, pad_sequences, validate_memory_config
+from .torch_models.outputs import MemoryOutput, pad_sequences
+from .torch_models.petra import PetraMemory, validate_memory_config
+from .torch_models.referential_reader import ReferentialReaderMemory, validate_reader_config
 
 UNTRAINED_MESSAGE = (
     "[spacy-entmem] the entity_memory component has no trained model yet: its memory is built in "
     "nlp.initialize() and learnt with `spacy train`. Train one, or load a trained pipeline "
     "(e.g. spacy_entmem.load_default() or spacy.load(path))."
 )
+MEMORY_LAYER = "petra_memory"  # the node name of every memory layer (kept from v1 for saved pipelines)
+TOKEN_IDS_LAYER = "lm_token_ids"
+UNKNOWN_WORD = 0
+MemoryInput = Union[List[Floats2d], Tuple[List[Floats2d], List[Ints1d]]]
 
 
 @registry.architectures("spacy_entmem.PeTra.v1")
@@ -29,26 +37,116 @@ def build_petra_model(
     """Token vectors → left-to-right GRU → PeTra memory. The torch module is built in initialize(),
     once the width of the token vectors is known."""
     validate_memory_config(n_cells, hidden_width, mlp_width, usage_decay, dropout)
-    memory = Model(
-        "petra_memory",
-        memory_forward,
-        init=memory_init,
-        dims={"nI": None},
-        attrs={
-            "build": lambda width: PetraMemory(
-                width, hidden_width, n_cells, mlp_width, usage_decay, dropout, gumbel_hard
-            ),
-            "n_cells": n_cells,
-        },
+    build = lambda width: PetraMemory(width, hidden_width, n_cells, mlp_width, usage_decay, dropout, gumbel_hard)
+    return chain(tok2vec, memory_layer(build, n_cells))
+
+
+@registry.architectures("spacy_entmem.PeTra.v2")
+def build_petra_model_v2(
+    tok2vec: Model[List[Doc], List[Floats2d]],
+    hidden_width: int = 300,
+    n_cells: int = 10,
+    mlp_width: int = 300,
+    usage_decay: float = 0.98,
+    dropout: float = 0.0,
+    gumbel_hard: bool = False,
+    learned_init: bool = False,
+    fixed_key_width: int = 0,
+    lm_vocab_size: int = 0,
+) -> Model[List[Doc], MemoryOutput]:
+    """PeTra with the paper's variants (learned initial memory, fixed learned keys of
+    ``fixed_key_width`` dimensions) and an optional next-token head over ``lm_vocab_size`` words
+    (0 = none) for the language-model objective."""
+    validate_memory_config(n_cells, hidden_width, mlp_width, usage_decay, dropout, fixed_key_width, lm_vocab_size)
+
+    def build(width: int) -> PetraMemory:
+        return PetraMemory(width, hidden_width, n_cells, mlp_width, usage_decay, dropout, gumbel_hard,
+                           learned_init, fixed_key_width, lm_vocab_size)
+
+    return chain(with_token_ids(tok2vec, lm_vocab_size), memory_layer(build, n_cells))
+
+
+@registry.architectures("spacy_entmem.ReferentialReader.v1")
+def build_referential_reader(
+    tok2vec: Model[List[Doc], List[Floats2d]],
+    hidden_width: int = 300,
+    n_cells: int = 2,
+    key_width: int = 16,
+    entity_half_life: float = 4.0,
+    token_half_life: float = 30.0,
+    dropout: float = 0.0,
+    gumbel_hard: bool = False,
+    lm_vocab_size: int = 0,
+) -> Model[List[Doc], MemoryOutput]:
+    """Token vectors → Referential Reader (key/value/salience memory fed back into the recurrent
+    state), with an optional next-token head for its language-model objective."""
+    validate_reader_config(n_cells, hidden_width, key_width, entity_half_life, token_half_life, dropout,
+                           lm_vocab_size)
+
+    def build(width: int) -> ReferentialReaderMemory:
+        return ReferentialReaderMemory(width, hidden_width, n_cells, key_width, entity_half_life,
+                                       token_half_life, dropout, gumbel_hard, lm_vocab_size)
+
+    return chain(with_token_ids(tok2vec, lm_vocab_size), memory_layer(build, n_cells))
+
+
+def memory_layer(build: Callable[[int], torch.nn.Module], n_cells: int) -> Model:
+    return Model(
+        MEMORY_LAYER, memory_forward, init=memory_init, dims={"nI": None},
+        attrs={"build": build, "n_cells": n_cells},
     )
-    return chain(tok2vec, memory)
 
 
-def memory_init(model: Model, X: Optional[List[Floats2d]] = None, Y=None) -> Model:
+def with_token_ids(tok2vec: Model, lm_vocab_size: int) -> Model:
+    """Docs → (token vectors, ids of the words in the language-model vocabulary, or None when the model
+    has no language-model head). The vocabulary is set by ``set_lm_vocabulary`` in initialize()."""
+    return Model(
+        TOKEN_IDS_LAYER, token_ids_forward, init=token_ids_init, layers=[tok2vec],
+        attrs={"lm_vocab_size": lm_vocab_size, "lm_vocab": {}},
+    )
+
+
+def token_ids_init(model: Model, X: Optional[List[Doc]] = None, Y=None) -> Model:
+    model.layers[0].initialize(X=X)
+    return model
+
+
+def token_ids_forward(model: Model, docs: List[Doc], is_train: bool):
+    vectors, backprop_tok2vec = model.layers[0](docs, is_train)
+    vocab: Dict[str, int] = model.attrs["lm_vocab"]
+    ids = None
+    if model.attrs["lm_vocab_size"] and vocab:
+        ids = [numpy.asarray([vocab.get(t.norm_, UNKNOWN_WORD) for t in doc], dtype="int64") for doc in docs]
+
+    def backprop(d_output):
+        return backprop_tok2vec(d_output[0] if isinstance(d_output, tuple) else d_output)
+
+    return (vectors, ids), backprop
+
+
+def count_lm_vocabulary(docs: Iterable[Doc], size: int) -> List[str]:
+    """The ``size - 1`` most frequent token norms (id 0 is kept for unknown words), ties by first seen."""
+    counts = Counter(t.norm_ for doc in docs for t in doc)
+    return [word for word, _ in counts.most_common(max(size - 1, 0))]
+
+
+def set_lm_vocabulary(model: Model, words: List[str]) -> None:
+    layer = find_layer(model, TOKEN_IDS_LAYER)
+    if layer is not None:
+        layer.attrs["lm_vocab"] = {word: i for i, word in enumerate(words, start=1)}
+
+
+def lm_vocab_size(model: Model) -> int:
+    layer = find_layer(model, TOKEN_IDS_LAYER)
+    return int(layer.attrs["lm_vocab_size"]) if layer is not None else 0
+
+
+def memory_init(model: Model, X: Optional[MemoryInput] = None, Y=None) -> Model:
     if model.layers:
         return model
-    if X is not None and len(X):
-        model.set_dim("nI", int(X[0].shape[1]))
+    vectors = X[0] if isinstance(X, tuple) else X
+    if vectors is not None and len(vectors):
+        model.set_dim("nI", int(vectors[0].shape[1]))
     if not model.has_dim("nI"):
         raise ValueError("[spacy-entmem] cannot build the memory: the width of the token vectors is unknown")
     build_torch_layer(model, model.get_dim("nI"))
@@ -64,17 +162,21 @@ def build_torch_layer(model: Model, width: int) -> None:
     model._layers.append(wrapper)
 
 
-def memory_forward(model: Model, X: List[Floats2d], is_train: bool):
+def memory_forward(model: Model, X: MemoryInput, is_train: bool):
     if not model.layers:
         raise ValueError(UNTRAINED_MESSAGE)
     return model.layers[0](X, is_train)
 
 
+def find_layer(model: Model, name: str) -> Optional[Model]:
+    return next((node for node in model.walk() if node.name == name), None)
+
+
 def find_memory_layer(model: Model) -> Model:
-    for node in model.walk():
-        if node.name == "petra_memory":
-            return node
-    raise ValueError("[spacy-entmem] the model has no entity memory layer")
+    layer = find_layer(model, MEMORY_LAYER)
+    if layer is None:
+        raise ValueError("[spacy-entmem] the model has no entity memory layer")
+    return layer
 
 
 def torch_memory(model: Model) -> Optional[torch.nn.Module]:
@@ -83,18 +185,23 @@ def torch_memory(model: Model) -> Optional[torch.nn.Module]:
     return layer.layers[0].shims[0]._model if layer.layers else None
 
 
-def convert_inputs(model: Model, X: List[Floats2d], is_train: bool):
-    lengths = [len(x) for x in X]
-    tensors = [xp2torch(model.ops.asarray2f(x)) for x in X]
+def convert_inputs(model: Model, X: MemoryInput, is_train: bool):
+    vectors, ids = X if isinstance(X, tuple) else (X, None)
+    lengths = [len(x) for x in vectors]
+    tensors = [xp2torch(model.ops.asarray2f(x)) for x in vectors]
     padded = pad_sequences(tensors).detach().requires_grad_(is_train)
+    kwargs = {}
+    if ids is not None:
+        kwargs["token_ids"] = pad_sequences([torch.from_numpy(i) for i in ids])
 
-    def backprop(d_inputs: ArgsKwargs) -> List[Floats2d]:
+    def backprop(d_inputs: ArgsKwargs) -> MemoryInput:
         d_padded = d_inputs.args[0]
         if d_padded is None:  # nothing reached the inputs (e.g. a batch of empty docs)
             d_padded = torch.zeros_like(padded)
-        return [torch2xp(d_padded[i, :n]) for i, n in enumerate(lengths)]
+        d_vectors = [torch2xp(d_padded[i, :n]) for i, n in enumerate(lengths)]
+        return (d_vectors, None) if isinstance(X, tuple) else d_vectors
 
-    return ArgsKwargs(args=(padded, torch.tensor(lengths)), kwargs={}), backprop
+    return ArgsKwargs(args=(padded, torch.tensor(lengths)), kwargs=kwargs), backprop
 
 
 def convert_outputs(model: Model, inputs_outputs: Tuple, is_train: bool):
@@ -102,7 +209,7 @@ def convert_outputs(model: Model, inputs_outputs: Tuple, is_train: bool):
     if not is_train:
         return out, lambda d_out: None
     leaves = [t.detach().requires_grad_(True) for t in out.tensors()]
-    detached = MemoryOutput(*leaves, lengths=out.lengths)
+    detached = MemoryOutput.from_tensors(leaves, out.lengths)
 
     def backprop(grads: List[Optional[torch.Tensor]]) -> ArgsKwargs:
         used = [(t, g) for t, g in zip(out.tensors(), grads) if g is not None and t.requires_grad]

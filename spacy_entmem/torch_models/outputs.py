@@ -1,0 +1,119 @@
+"""What every memory model returns, and what is computed from it independently of the model.
+
+Both memories (PeTra and the Referential Reader) fit one interface: per token an entity probability,
+per cell an overwrite and a coreference (update) probability and a usage/salience value. The link
+probability between two tokens (PeTra's Eq. and the Referential Reader's Eq. 5) has the same form for
+both, so losses, decoding and evaluation are shared.
+"""
+from dataclasses import dataclass
+from typing import List, Optional
+
+import torch
+from torch import nn
+
+
+@dataclass
+class MemoryOutput:
+    """Per-token memory decisions of a batch: entity (B, T), overwrite/coref/usage (B, T, N).
+
+    ``next_logprob`` (B, T), when the model has a language-model head and token ids were given, holds
+    log p(w_{t+1} | w_1..w_t) at positions t < length - 1 and 0 elsewhere.
+    """
+
+    entity: torch.Tensor
+    overwrite: torch.Tensor
+    coref: torch.Tensor
+    usage: torch.Tensor
+    lengths: torch.Tensor
+    next_logprob: Optional[torch.Tensor] = None
+
+    def tensors(self) -> List[torch.Tensor]:
+        base = [self.entity, self.overwrite, self.coref, self.usage]
+        return base + ([self.next_logprob] if self.next_logprob is not None else [])
+
+    @classmethod
+    def from_tensors(cls, tensors: List[torch.Tensor], lengths: torch.Tensor) -> "MemoryOutput":
+        return cls(*tensors[:4], lengths=lengths, next_logprob=tensors[4] if len(tensors) > 4 else None)
+
+    def next_token_mask(self) -> torch.Tensor:
+        """(B, T) bool: positions that have a next token to predict."""
+        T = self.entity.shape[1]
+        return torch.arange(T)[None, :] < (self.lengths[:, None] - 1)
+
+
+def empty_output(X: torch.Tensor, lengths: torch.Tensor, n_cells: int) -> MemoryOutput:
+    """The output for a batch whose longest document has no tokens."""
+    B = X.shape[0]
+    empty = X.new_zeros(B, 0, n_cells)
+    return MemoryOutput(X.new_zeros(B, 0), empty, empty.clone(), empty.clone(), lengths)
+
+
+def pad_sequences(arrays: List[torch.Tensor]) -> torch.Tensor:
+    """Pad a list of (T_i, D) tensors to (B, max T, D) with zeros."""
+    return nn.utils.rnn.pad_sequence(arrays, batch_first=True)
+
+
+def token_mask(lengths: torch.Tensor, T: int) -> torch.Tensor:
+    return torch.arange(T, device=lengths.device)[None, :] < lengths[:, None]
+
+
+def choose_lowest(usage: torch.Tensor, tie_score: torch.Tensor, training: bool, temperature: float,
+                  hard: bool) -> torch.Tensor:
+    """One-hot (or relaxed) choice of the cell to overwrite: the least used / least salient one.
+
+    Training draws a Gumbel-softmax over (1 - u)/τ. Inference is deterministic: lowest usage (empty
+    cells first), ties broken by the highest ``tie_score`` (the paper's similarity rule), then lowest
+    index.
+    """
+    if training:
+        return nn.functional.gumbel_softmax(1.0 - usage, tau=temperature, hard=hard)
+    lowest = usage.min(dim=-1, keepdim=True).values
+    tied = usage <= lowest
+    score = torch.where(tied, tie_score, torch.full_like(tie_score, -float("inf")))
+    return nn.functional.one_hot(score.argmax(dim=-1), num_classes=usage.shape[-1]).to(usage.dtype)
+
+
+def log_link_probability(
+    out: MemoryOutput, doc_index: torch.Tensor, first: torch.Tensor, second: torch.Tensor,
+    log_floor: float = 1e-6,
+) -> torch.Tensor:
+    """log P(t1 ~ t2) for token pairs (first[k] < second[k]) of documents doc_index[k].
+
+    P(t1 ~ t2) = Σ_i (o+c)_{t1,i} · Π_{t1<j≤t2} (1 - o_{j,i}) · c_{t2,i}, with the product taken in log
+    space from cumulative sums (float64), and only for the requested pairs.
+    """
+    survive = torch.cumsum(torch.log(torch.clamp(1.0 - out.overwrite, min=log_floor)).double(), dim=1)
+    log_keep = (survive[doc_index, second] - survive[doc_index, first]).to(out.coref.dtype)
+    start = out.overwrite[doc_index, first] + out.coref[doc_index, first]
+    end = out.coref[doc_index, second]
+    prob = (start * torch.exp(log_keep) * end).sum(dim=-1)
+    return torch.log(torch.clamp(prob, min=1e-12))
+
+
+class NextTokenHead(nn.Module):
+    """Language-model head: log p(w_{t+1} | state_t) with torch's adaptive softmax."""
+
+    def __init__(self, width: int, vocab_size: int):
+        super().__init__()
+        cutoffs = [c for c in (2000, 10000) if c < vocab_size - 1]
+        self.softmax = nn.AdaptiveLogSoftmaxWithLoss(width, vocab_size, cutoffs=cutoffs or [vocab_size - 1],
+                                                     div_value=4.0)
+
+    def forward(self, states: torch.Tensor, token_ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        """states (B, T, H), token_ids (B, T) → (B, T) log-prob of the next token, 0 where none."""
+        B, T, _ = states.shape
+        result = states.new_zeros(B, T)
+        if T < 2:
+            return result
+        mask = token_mask(lengths - 1, T - 1)
+        if not bool(mask.any()):
+            return result
+        picked = self.softmax(states[:, :-1][mask], token_ids[:, 1:][mask]).output
+        result[:, :-1] = result[:, :-1].masked_scatter(mask, picked)
+        return result
+
+
+def validate_lm_vocab_size(lm_vocab_size: int) -> List[str]:
+    if lm_vocab_size == 0 or lm_vocab_size >= 3:
+        return []
+    return [f"lm_vocab_size must be 0 (no language-model head) or at least 3, got {lm_vocab_size}"]
