@@ -1,5 +1,6 @@
 """Figures (matplotlib, Agg backend): a document's memory log, and F1 against memory size."""
 import statistics
+import textwrap
 from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
@@ -69,7 +70,7 @@ def plot_memory_log(doc: Doc, path: Path, threshold: float = 0.1, max_inactive: 
     for i in range(1, n_cells):
         ax.axhline(2 * i - 0.5, color="grey", linewidth=0.5)
     if title:
-        ax.set_title(title, fontsize=8)
+        ax.set_title("\n".join(textwrap.wrap(title, width=int(12 * fig.get_figwidth()))), fontsize=8)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=130)
