@@ -47,7 +47,7 @@ def test_language_model_objective_trains_the_encoder(module):
     mask = torch.tensor([[1, 1, 1, 1, 0], [1, 1, 0, 0, 0]], dtype=torch.bool)
     assert float(nll.detach()) == pytest.approx(float(-out.next_logprob[mask].mean().detach()), rel=1e-5)
     loss, grads = memory_loss(detached, [], sparsity_weight=0.1, lm_weight=0.5)
-    assert loss == pytest.approx(0.5 * float(nll), rel=1e-5)
+    assert loss == pytest.approx(0.5 * float(nll.detach()), rel=1e-5)
     torch.autograd.backward([out.next_logprob], [grads[4]])
     first = next(p for n, p in module.named_parameters() if not n.startswith("lm_head"))
     assert first.grad is not None and torch.any(first.grad != 0)
