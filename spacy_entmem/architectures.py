@@ -7,11 +7,12 @@ import torch
 from spacy.tokens import Doc
 from spacy.util import registry
 from thinc.api import ArgsKwargs, Model, PyTorchWrapper_v2, chain, torch2xp, xp2torch
-from thinc.types import Floats2d, Ints1d
+from thinc.types import Floats2d, Ints1d, Ints2d
 
 from .torch_models.outputs import MemoryOutput, pad_sequences
 from .torch_models.petra import PetraMemory, validate_memory_config
 from .torch_models.referential_reader import ReferentialReaderMemory, validate_reader_config
+from .torch_models.span_petra import SpanPetraMemory
 
 UNTRAINED_MESSAGE = (
     "[spacy-entmem] the entity_memory component has no trained model yet: its memory is built in "
@@ -20,8 +21,11 @@ UNTRAINED_MESSAGE = (
 )
 MEMORY_LAYER = "petra_memory"  # the node name of every memory layer (kept from v1 for saved pipelines)
 TOKEN_IDS_LAYER = "lm_token_ids"
+SPANS_LAYER = "mention_spans"
 UNKNOWN_WORD = 0
-MemoryInput = Union[List[Floats2d], Tuple[List[Floats2d], List[Ints1d]]]
+# token vectors | (vectors, LM token ids) | (vectors, None, candidate spans (M, 2) per doc)
+MemoryInput = Union[List[Floats2d], Tuple[List[Floats2d], List[Ints1d]],
+                    Tuple[List[Floats2d], None, List[Ints2d]]]
 
 
 @registry.architectures("spacy_entmem.PeTra.v1")
@@ -88,6 +92,56 @@ def build_referential_reader(
                                        token_half_life, dropout, gumbel_hard, lm_vocab_size)
 
     return chain(with_token_ids(tok2vec, lm_vocab_size), memory_layer(build, n_cells))
+
+
+@registry.architectures("spacy_entmem.SpanPeTra.v1")
+def build_span_petra(
+    tok2vec: Model[List[Doc], List[Floats2d]],
+    hidden_width: int = 300,
+    n_cells: int = 20,
+    mlp_width: int = 300,
+    usage_decay: float = 0.98,
+    dropout: float = 0.0,
+    gumbel_hard: bool = False,
+    max_span_width: int = 20,
+    width_embedding: int = 20,
+) -> Model[Tuple[List[Doc], List[Ints2d]], MemoryOutput]:
+    """(docs, candidate spans) → token vectors → GRU → one PeTra memory step per candidate mention
+    (exact, possibly nested spans; see torch_models/span_petra.py)."""
+    validate_memory_config(n_cells, hidden_width, mlp_width, usage_decay, dropout)
+    if max_span_width < 1 or width_embedding < 1:
+        raise ValueError("[spacy-entmem] invalid SpanPeTra config: max_span_width and width_embedding must be "
+                         f"at least 1, got {max_span_width} and {width_embedding}")
+
+    def build(width: int) -> SpanPetraMemory:
+        return SpanPetraMemory(width, hidden_width, n_cells, mlp_width, usage_decay, dropout, gumbel_hard,
+                               max_span_width, width_embedding)
+
+    return chain(with_spans(tok2vec), memory_layer(build, n_cells))
+
+
+def with_spans(tok2vec: Model) -> Model:
+    """(docs, spans) → (token vectors, None, spans): passes the candidate spans past the tok2vec."""
+    return Model(SPANS_LAYER, spans_forward, init=spans_init, layers=[tok2vec])
+
+
+def spans_init(model: Model, X=None, Y=None) -> Model:
+    model.layers[0].initialize(X=X[0] if isinstance(X, tuple) else X)
+    return model
+
+
+def spans_forward(model: Model, X: Tuple[List[Doc], List[Ints2d]], is_train: bool):
+    docs, spans = X
+    vectors, backprop_tok2vec = model.layers[0](docs, is_train)
+
+    def backprop(d_output):
+        return backprop_tok2vec(d_output[0])
+
+    return (vectors, None, spans), backprop
+
+
+def is_span_model(model: Model) -> bool:
+    return find_layer(model, SPANS_LAYER) is not None
 
 
 def memory_layer(build: Callable[[int], torch.nn.Module], n_cells: int) -> Model:
@@ -186,22 +240,36 @@ def torch_memory(model: Model) -> Optional[torch.nn.Module]:
 
 
 def convert_inputs(model: Model, X: MemoryInput, is_train: bool):
-    vectors, ids = X if isinstance(X, tuple) else (X, None)
+    parts = X if isinstance(X, tuple) else (X,)
+    vectors, ids, spans = (tuple(parts) + (None, None))[:3]
     lengths = [len(x) for x in vectors]
     tensors = [xp2torch(model.ops.asarray2f(x)) for x in vectors]
     padded = pad_sequences(tensors).detach().requires_grad_(is_train)
     kwargs = {}
     if ids is not None:
         kwargs["token_ids"] = pad_sequences([torch.from_numpy(i) for i in ids])
+    if spans is not None:
+        kwargs["spans"], kwargs["n_spans"] = pad_spans(spans)
 
     def backprop(d_inputs: ArgsKwargs) -> MemoryInput:
         d_padded = d_inputs.args[0]
         if d_padded is None:  # nothing reached the inputs (e.g. a batch of empty docs)
             d_padded = torch.zeros_like(padded)
         d_vectors = [torch2xp(d_padded[i, :n]) for i, n in enumerate(lengths)]
-        return (d_vectors, None) if isinstance(X, tuple) else d_vectors
+        return (d_vectors,) + (None,) * (len(parts) - 1) if isinstance(X, tuple) else d_vectors
 
     return ArgsKwargs(args=(padded, torch.tensor(lengths)), kwargs=kwargs), backprop
+
+
+def pad_spans(spans: List[Ints2d]) -> Tuple[torch.Tensor, torch.Tensor]:
+    """(B, M, 2) int64 [start, end) padded with (0, 1), and the number of spans per doc."""
+    counts = [len(s) for s in spans]
+    padded = torch.zeros(len(spans), max(counts, default=0), 2, dtype=torch.int64)
+    padded[..., 1] = 1
+    for i, s in enumerate(spans):
+        if len(s):
+            padded[i, : len(s)] = torch.as_tensor(numpy.asarray(s, dtype="int64"))
+    return padded, torch.tensor(counts)
 
 
 def convert_outputs(model: Model, inputs_outputs: Tuple, is_train: bool):

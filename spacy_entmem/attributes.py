@@ -81,7 +81,11 @@ def _log_value(token: Token, key: str):
     log = token.doc._.entity_memory_log
     if log is None or key not in log:
         return None
-    return log[key][token.i]
+    if "spans" not in log:
+        return log[key][token.i]
+    # span model: the step of the innermost candidate that ends at this token, if any
+    steps = [t for t, (_, end) in enumerate(log["spans"].tolist()) if end == token.i + 1]
+    return log[key][steps[0]] if steps else None
 
 
 def token_action(token: Token) -> Optional[str]:

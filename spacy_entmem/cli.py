@@ -1,4 +1,5 @@
-"""Command line: ``entmem annotate | gap-convert | gap-evaluate`` (also ``python -m spacy_entmem``)."""
+"""Command line: ``entmem annotate | gap-convert | gap-evaluate | litbank-convert | gum-convert | ...``
+(also ``python -m spacy_entmem``)."""
 import json
 from pathlib import Path
 from typing import List, Optional
@@ -33,6 +34,57 @@ def gap_convert(
     print(report.summary())
 
 
+def _print_counts(counts) -> None:
+    from wasabi import table
+
+    header = ["split", "documents", "tokens", "sentences", "mentions", "clusters", "singletons"]
+    rows = [[split] + [c[h] for h in header[1:]] for split, c in counts.items()]
+    print(table(rows, header=header, aligns=["l"] + ["r"] * 6))
+
+
+@app.command("litbank-convert")
+def litbank_convert(
+    data_dir: Path = typer.Argument(..., exists=True, file_okay=False,
+                                    help="LitBank folder with coref/conll and splits/lrec2020_tenfold"),
+    output_dir: Path = typer.Argument(..., help="Writes train.spacy, dev.spacy, test.spacy here"),
+    fold: int = typer.Option(0, help="Fold of the lrec2020 ten-fold splits"),
+    lang: str = typer.Option("en", help="Language of the vocab"),
+) -> None:
+    """LitBank CoNLL -> .spacy with gold clusters in coref_clusters_N (singletons and nested mentions kept)."""
+    import spacy
+
+    from .corpora.convert import write_splits
+    from .corpora.litbank import read_litbank
+
+    counts = write_splits(read_litbank(data_dir, fold), output_dir, spacy.blank(lang).vocab)
+    msg.good(f"LitBank fold {fold} -> {output_dir}")
+    _print_counts(counts)
+
+
+@app.command("gum-convert")
+def gum_convert(
+    data_dir: Path = typer.Argument(..., exists=True, file_okay=False,
+                                    help="GUM folder with coref/<scheme>/conll and doc_manifest.tsv"),
+    output_dir: Path = typer.Argument(..., help="Writes train.spacy, dev.spacy, test.spacy here"),
+    scheme: str = typer.Option("gum", help="gum (singletons, nested, typed) or ontogum (OntoNotes scheme)"),
+    exclude_noncommercial: bool = typer.Option(False, help="Leave out the CC BY-NC-SA documents"),
+    lang: str = typer.Option("en", help="Language of the vocab"),
+) -> None:
+    """GUM / OntoGUM conll -> .spacy (official split; sentence breaks from doc_manifest.tsv)."""
+    import spacy
+
+    from .corpora.convert import write_splits
+    from .corpora.gum import read_gum
+
+    repairs: List[str] = []
+    splits = read_gum(data_dir, scheme, exclude_noncommercial, repairs)
+    counts = write_splits(splits, output_dir, spacy.blank(lang).vocab)
+    for line in repairs:
+        msg.warn(line)
+    msg.good(f"GUM ({scheme}{', redistributable only' if exclude_noncommercial else ''}) -> {output_dir}")
+    _print_counts(counts)
+
+
 @app.command("gap-evaluate")
 def gap_evaluate(
     model: str = typer.Argument(..., help="Pipeline directory or package ('default' for the shipped one)"),
@@ -47,6 +99,29 @@ def gap_evaluate(
     nlp = load_pipeline(model)
     result = evaluate_gap(nlp, validation, test, output_dir, batch_size=batch_size)
     print(json.dumps(result, indent=2))
+
+
+@app.command("coref-evaluate")
+def coref_evaluate(
+    model: str = typer.Argument(..., help="Pipeline directory or package ('default' for the shipped one)"),
+    corpus: Path = typer.Argument(..., exists=True, dir_okay=False, help=".spacy file with coref_clusters_N gold"),
+    output_dir: Path = typer.Option(Path("metrics"), help="Where to write scores JSON and CoNLL-2012 files"),
+    name: str = typer.Option("test", help="File name stem: <name>.json, <name>.gold.conll, <name>.pred.conll"),
+    batch_size: int = typer.Option(4, help="nlp.pipe batch size"),
+) -> None:
+    """MUC, B³, CEAF-e, CoNLL F1 and LEA (exact mentions, with and without singletons); writes CoNLL-2012
+    files so the reference scorer can be run: scorer.pl all <name>.gold.conll <name>.pred.conll none."""
+    from .coref_evaluate import evaluate_corpus
+
+    scores = evaluate_corpus(load_pipeline(model), corpus, output_dir, name, batch_size)
+    (output_dir / f"{name}.json").write_text(json.dumps(scores, indent=2), encoding="utf8")
+    rows = [(metric, f"{100 * scores[f'coref_{metric}_f']:.1f}", f"{100 * scores[f'coref_nosingletons_{metric}_f']:.1f}")
+            for metric in ("muc", "b3", "ceafe", "conll", "lea")]
+    from wasabi import table
+
+    print(table(rows, header=["metric", "F1", "F1 without singletons"], aligns=["l", "r", "r"]))
+    msg.good(f"{scores['documents']} docs, {scores['words']} words, {scores['words_per_second']:.0f} words/s; "
+             f"wrote {output_dir / name}.json, .gold.conll, .pred.conll")
 
 
 @app.command("annotate")

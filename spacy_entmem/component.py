@@ -15,10 +15,13 @@ from thinc.api import Config, Model, Optimizer
 
 from .architectures import (
     TOKEN_IDS_LAYER, UNTRAINED_MESSAGE, build_torch_layer, count_lm_vocabulary, find_layer, find_memory_layer,
-    lm_vocab_size, set_lm_vocabulary, torch_memory,
+    is_span_model, lm_vocab_size, set_lm_vocabulary, torch_memory,
 )
 from .attributes import ROLE, choose_main, register_extensions
-from .memory_log import MemoryLog, count_entities, decode_actions, decode_mentions, group_clusters
+from .memory_log import (
+    MemoryLog, count_entities, decode_actions, decode_mentions, decode_span_mentions, group_clusters,
+)
+from .span_proposals import CANDIDATES_KEY
 from .targets import DocSupervision, LossWeights
 
 DEFAULT_MODEL_CONFIG = """
@@ -59,6 +62,8 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
         "cluster_prefix": "coref_clusters",
         "mentions_key": "coref_mentions",
         "gap_key": "gap",
+        "candidates_key": CANDIDATES_KEY,
+        "negatives_per_token": 0.4,
         "entity_threshold": 0.5,
         "replace_existing": True,
         "store_memory_log": True,
@@ -77,7 +82,7 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
 )
 def make_entity_memory(
     nlp: Language, name: str, model: Model, cluster_prefix: str, mentions_key: str, gap_key: str,
-    entity_threshold: float, replace_existing: bool, store_memory_log: bool, self_link_weight: float,
+    candidates_key: str, negatives_per_token: float, entity_threshold: float, replace_existing: bool, store_memory_log: bool, self_link_weight: float,
     positive_weight: float, negative_weight: float, sparsity_weight: float, full_link_weight: float,
     full_negatives: int, lm_weight: float, count_threshold: float, temperature_halving_examples: int,
     scorer: Optional[Callable],
@@ -86,7 +91,7 @@ def make_entity_memory(
                           full_link_weight, full_negatives, lm_weight)
     return EntityMemory(
         nlp.vocab, model, name, cluster_prefix=cluster_prefix, mentions_key=mentions_key, gap_key=gap_key,
-        entity_threshold=entity_threshold, replace_existing=replace_existing,
+        candidates_key=candidates_key, negatives_per_token=negatives_per_token, entity_threshold=entity_threshold, replace_existing=replace_existing,
         store_memory_log=store_memory_log, weights=weights, count_threshold=count_threshold,
         temperature_halving_examples=temperature_halving_examples, scorer=scorer,
     )
@@ -125,13 +130,20 @@ class EntityMemory(TrainablePipe):
 
     def __init__(
         self, vocab: Vocab, model: Model, name: str = "entity_memory", *, cluster_prefix: str = "coref_clusters",
-        mentions_key: str = "coref_mentions", gap_key: str = "gap", entity_threshold: float = 0.5,
+        mentions_key: str = "coref_mentions", gap_key: str = "gap", candidates_key: str = CANDIDATES_KEY,
+        negatives_per_token: float = 0.4, entity_threshold: float = 0.5,
         replace_existing: bool = True, store_memory_log: bool = True, weights: Optional[LossWeights] = None,
         count_threshold: float = 0.5, temperature_halving_examples: int = 20000, scorer: Optional[Callable] = None,
     ):
         weights = weights or LossWeights()
         _check_config(cluster_prefix, mentions_key, entity_threshold, weights, temperature_halving_examples,
                       count_threshold)
+        if negatives_per_token < 0:
+            raise ValueError(f"[spacy-entmem] invalid entity_memory config: negatives_per_token must be >= 0, "
+                             f"got {negatives_per_token}")
+        if not candidates_key or candidates_key in (mentions_key, gap_key):
+            raise ValueError(f"[spacy-entmem] invalid entity_memory config: candidates_key {candidates_key!r} "
+                             "must be a non-empty span key distinct from mentions_key and gap_key")
         register_extensions()
         self.vocab = vocab
         self.model = model
@@ -142,6 +154,8 @@ class EntityMemory(TrainablePipe):
             "cluster_prefix": cluster_prefix,
             "mentions_key": mentions_key,
             "gap_key": gap_key,
+            "candidates_key": candidates_key,
+            "negatives_per_token": negatives_per_token,
             "entity_threshold": entity_threshold,
             "replace_existing": replace_existing,
             "store_memory_log": store_memory_log,
@@ -157,16 +171,19 @@ class EntityMemory(TrainablePipe):
             raise ValueError(UNTRAINED_MESSAGE)
         if not docs:
             return []
-        out = self.model.predict(docs)
+        spans = [self.candidates(doc) for doc in docs] if is_span_model(self.model) else None
+        out = self.model.predict(docs if spans is None else (docs, spans))
         logs = []
         for i, doc in enumerate(docs):
-            n = len(doc)
+            n = len(doc) if spans is None else len(spans[i])
             log = {
                 "entity": out.entity[i, :n].numpy().astype(numpy.float32),
                 "overwrite": out.overwrite[i, :n].numpy().astype(numpy.float32),
                 "coref": out.coref[i, :n].numpy().astype(numpy.float32),
                 "usage": out.usage[i, :n].numpy().astype(numpy.float32),
             }
+            if spans is not None:
+                log["spans"] = spans[i]
             log["action"], log["cell"] = decode_actions(log, self.cfg["entity_threshold"])
             logs.append(log)
         return logs
@@ -183,7 +200,10 @@ class EntityMemory(TrainablePipe):
                 )
             for key in existing:  # never mix old and new clusters
                 del doc.spans[key]
-            mentions = decode_mentions(log["action"], log["cell"])
+            if "spans" in log:
+                mentions = decode_span_mentions(log["action"], log["cell"], log["spans"])
+            else:
+                mentions = decode_mentions(log["action"], log["cell"])
             doc.spans[self.cfg["mentions_key"]] = SpanGroup(
                 doc, name=self.cfg["mentions_key"], spans=[doc[s:e] for s, e, _ in mentions],
                 attrs={ROLE: "mentions"},
@@ -214,16 +234,16 @@ class EntityMemory(TrainablePipe):
         losses.setdefault(self.name, 0.0)
         examples = list(examples)
         validate_examples(examples, "EntityMemory.update")
-        sups = [self.supervision(eg) for eg in examples]
+        inputs, sups = self._training_batch(examples)
         if all(sup is None for sup in sups) and not self.weights.language_model:
             return losses
         # Docs without supervision stay in the batch (a shared tok2vec's listener expects the whole
         # batch) and contribute no loss.
-        sups = [sup or DocSupervision(len(eg.predicted)) for sup, eg in zip(sups, examples)]
+        sups = [sup or DocSupervision(0) for sup in sups]
         module = torch_memory(self.model)
         if module is not None:
             module.temperature = self.temperature
-        out, backprop = self.model.begin_update([eg.predicted for eg in examples])
+        out, backprop = self.model.begin_update(inputs)
         loss, grads = memory_loss(out, sups, self.weights.sparsity, self.weights.language_model)
         backprop(grads)
         if sgd is not None:
@@ -237,10 +257,50 @@ class EntityMemory(TrainablePipe):
 
         return example_supervision(eg, self.weights, self.cfg["gap_key"], "coref_clusters")
 
+    def candidates(self, doc: Doc) -> numpy.ndarray:
+        """The candidate mentions of a doc in step order, (M, 2) [start, end), from
+        ``doc.spans[candidates_key]`` (written by an upstream ``entmem_span_finder``)."""
+        key = self.cfg["candidates_key"]
+        if key not in doc.spans:
+            raise ValueError(
+                f"[spacy-entmem] component '{self.name}' reads mention candidates from doc.spans[{key!r}], but "
+                f"doc {doc.text[:40]!r}... has none: add an 'entmem_span_finder' (spans_key = {key!r}) before "
+                "it in the pipeline"
+            )
+        return _as_steps({(span.start, span.end) for span in doc.spans[key]})
+
+    def training_candidates(self, eg: Example) -> numpy.ndarray:
+        """Gold mentions plus the proposals on the predicted doc (when an annotating span finder made
+        any), of which at most ``negatives_per_token`` × length are kept, chosen reproducibly."""
+        from .supervision import gold_mentions
+
+        gold = set(gold_mentions(eg, self.cfg["gap_key"], "coref_clusters"))
+        group = eg.predicted.spans.get(self.cfg["candidates_key"])
+        others = sorted({(s.start, s.end) for s in group} - gold) if group is not None else []
+        limit = int(self.cfg["negatives_per_token"] * len(eg.predicted))
+        if len(others) > limit:
+            rng = numpy.random.default_rng(len(eg.predicted) * 7919 + len(others))
+            keep = rng.choice(len(others), size=limit, replace=False)
+            others = [others[i] for i in sorted(keep)]
+        return _as_steps(gold | set(others))
+
+    def _training_batch(self, examples: List[Example]):
+        """Model input and per-example supervision (None where an example carries none)."""
+        from .supervision import span_supervision
+
+        docs = [eg.predicted for eg in examples]
+        if not is_span_model(self.model):
+            return docs, [self.supervision(eg) for eg in examples]
+        spans = [self.training_candidates(eg) for eg in examples]
+        sups = [span_supervision(eg, [tuple(s) for s in c.tolist()], self.weights, self.cfg["gap_key"])
+                for eg, c in zip(examples, spans)]
+        return (docs, spans), sups
+
     def get_loss(self, examples: Iterable[Example], scores) -> Any:
         from .torch_models.losses import memory_loss
 
-        sups = [self.supervision(eg) or DocSupervision(len(eg.predicted)) for eg in examples]
+        _, sups = self._training_batch(list(examples))
+        sups = [sup or DocSupervision(0) for sup in sups]
         return memory_loss(scores, sups, self.weights.sparsity, self.weights.language_model)
 
     def initialize(
@@ -248,7 +308,7 @@ class EntityMemory(TrainablePipe):
     ) -> None:
         util.check_lexeme_norms(self.vocab, "entity_memory")
         validate_get_examples(get_examples, "EntityMemory.initialize")
-        docs = [eg.predicted for eg in islice(get_examples(), 10)]
+        inputs, _ = self._training_batch(list(islice(get_examples(), 10)))
         vocab_size = lm_vocab_size(self.model)
         if self.weights.language_model and not vocab_size:
             raise ValueError(
@@ -264,7 +324,7 @@ class EntityMemory(TrainablePipe):
                 "[spacy-entmem] none of the first 100 training examples carries coreference supervision: "
                 f"expected a sparse '{self.cfg['gap_key']}' span group (GAP) or 'coref_clusters_N' span groups"
             )
-        self.model.initialize(X=docs)
+        self.model.initialize(X=inputs)
         if self.weights.language_model and nlp is not None:
             check_no_lookahead(nlp, self.name, self.model)
 
@@ -312,6 +372,12 @@ class EntityMemory(TrainablePipe):
         self._build_before_loading()
         self.model.from_disk(path / "model")
         return self
+
+
+def _as_steps(spans) -> numpy.ndarray:
+    from .supervision import step_order
+
+    return numpy.asarray(sorted(spans, key=step_order), dtype="int64").reshape(-1, 2)
 
 
 LOOKAHEAD_TEXTS = ("Anna met Bob in Paris and she said hello", "Anna met Bob in Paris and she said goodbye")

@@ -3,6 +3,8 @@ whole mentions, clusters and link probabilities between spans.
 
 A log is a dict of arrays: ``entity`` (T,), ``overwrite``, ``coref``, ``usage`` (T, N) and, once
 decoded, ``action`` (T,) with 0 = IGNORE, 1 = OVERWRITE, 2 = COREF and ``cell`` (T,), -1 where ignored.
+A span model's log has one step per candidate mention instead of per token, and ``spans`` (T, 2) holds
+each step's [start, end) token range.
 """
 from typing import Dict, List, Tuple
 
@@ -35,30 +37,41 @@ def decode_actions(log: MemoryLog, entity_threshold: float = 0.5) -> Tuple[numpy
     return actions, cells
 
 
-def decode_mentions(actions: numpy.ndarray, cells: numpy.ndarray) -> List[Mention]:
-    """Whole mentions with entity ids. A cell holds one entity from its overwrite to the next; a COREF
-    token that follows a token of the same entity extends that token's mention (multi-token names)."""
+def step_entities(actions: numpy.ndarray, cells: numpy.ndarray) -> List[int]:
+    """The entity id of every step (-1 where ignored): a cell holds one entity from its overwrite to the
+    next; a COREF step joins the entity its cell holds."""
     cell_entity: Dict[int, int] = {}
-    mentions: List[List[int]] = []
+    entities = []
     next_entity = 0
-    previous_entity = None
-    for t, (action, cell) in enumerate(zip(actions.tolist(), cells.tolist())):
+    for action, cell in zip(actions.tolist(), cells.tolist()):
         if action == IGNORE:
-            previous_entity = None
+            entities.append(-1)
             continue
         if action == OVERWRITE or cell not in cell_entity:
             cell_entity[cell] = next_entity
             next_entity += 1
-            entity = cell_entity[cell]
+        entities.append(cell_entity[cell])
+    return entities
+
+
+def decode_mentions(actions: numpy.ndarray, cells: numpy.ndarray) -> List[Mention]:
+    """Whole mentions of a token-level log: a COREF token that follows a token of the same entity extends
+    that token's mention (multi-token names)."""
+    mentions: List[List[int]] = []
+    previous = -1
+    for t, entity in enumerate(step_entities(actions, cells)):
+        if entity >= 0 and entity == previous:
+            mentions[-1][1] = t + 1
+        elif entity >= 0:
             mentions.append([t, t + 1, entity])
-        else:
-            entity = cell_entity[cell]
-            if previous_entity == entity:
-                mentions[-1][1] = t + 1
-            else:
-                mentions.append([t, t + 1, entity])
-        previous_entity = entity
+        previous = entity
     return [tuple(m) for m in mentions]  # type: ignore[misc]
+
+
+def decode_span_mentions(actions: numpy.ndarray, cells: numpy.ndarray, spans: numpy.ndarray) -> List[Mention]:
+    """Mentions of a span-level log: every step that is not ignored is its candidate span."""
+    return [(int(spans[t][0]), int(spans[t][1]), entity)
+            for t, entity in enumerate(step_entities(actions, cells)) if entity >= 0]
 
 
 def group_clusters(mentions: List[Mention]) -> List[List[Tuple[int, int]]]:
@@ -88,6 +101,23 @@ def span_link_probability(
             keep = numpy.exp(survive[t2 - lo] - survive[t1 - lo])
             prob = float(((overwrite[t1] + coref[t1]) * keep * coref[t2]).sum())
             best = max(best, prob)
+    return best
+
+
+def steps_overlapping(log: MemoryLog, token_range: Tuple[int, int]) -> List[int]:
+    """The steps of a span-level log whose candidate span overlaps ``token_range``."""
+    start, end = token_range
+    return [t for t, (s, e) in enumerate(log["spans"].tolist()) if s < end and start < e]
+
+
+def steps_link_probability(log: MemoryLog, first: List[int], second: List[int], floor: float = 1e-6) -> float:
+    """Max of P(t1 ~ t2) over step pairs from ``first`` × ``second`` (0 when either is empty)."""
+    best = 0.0
+    for a in first:
+        for b in second:
+            if a != b:
+                lo, hi = min(a, b), max(a, b)
+                best = max(best, span_link_probability(log, (lo, lo + 1), (hi, hi + 1), floor))
     return best
 
 

@@ -50,6 +50,9 @@ def gap_spans(group) -> Dict[str, Span]:
 
 def _aligned(eg: Example, spans: List[Span]) -> List[Optional[Tuple[int, int]]]:
     """Token ranges in the predicted doc of reference spans (None where they cannot be aligned)."""
+    if len(eg.predicted) == len(eg.reference) and all(
+            x.text == y.text for x, y in zip(eg.predicted, eg.reference)):  # same tokens: nothing to align
+        return [(span.start, span.end) for span in spans]
     result = []
     for span in spans:
         unlabelled = Span(eg.reference, span.start, span.end)  # labels may live in another vocab
@@ -127,3 +130,90 @@ def example_supervision(
     if keys:
         return full_supervision(eg, keys, weights)
     return None
+
+
+# -- span mode: one memory step per candidate mention ----------------------------------------------------
+SpanRange = Tuple[int, int]
+
+
+def step_order(span: SpanRange) -> Tuple[int, int]:
+    """Candidates are read where they end; at one end token the inner (shorter) mention comes first."""
+    return span[1], -span[0]
+
+
+def gold_mentions(eg: Example, gap_key: str = "gap", cluster_prefix: str = "coref_clusters") -> Dict[SpanRange, set]:
+    """Gold mention ranges on the predicted doc's tokens → the set of their cluster indices (GAP: the
+    A, B and PRONOUN spans, clusters by label)."""
+    found: Dict[SpanRange, set] = {}
+    group = find_gap_group(eg.reference, gap_key)
+    if group is not None:
+        spans = gap_spans(group)
+        for label, rng in zip(GAP_LABELS, _aligned(eg, [spans[label] for label in GAP_LABELS])):
+            if rng is not None and rng[1] > rng[0]:
+                found.setdefault(rng, set()).add(label)
+        return found
+    for cluster, (_, key) in enumerate(cluster_groups(eg.reference, cluster_prefix)):
+        for rng in _aligned(eg, list(eg.reference.spans[key])):
+            if rng is not None and rng[1] > rng[0]:
+                found.setdefault(rng, set()).add(cluster)
+    return found
+
+
+def span_supervision(
+    eg: Example, candidates: List[SpanRange], weights: LossWeights, gap_key: str = "gap",
+    cluster_prefix: str = "coref_clusters",
+) -> Optional[DocSupervision]:
+    """Targets over the candidate steps (positions in ``candidates``), or None without supervision.
+
+    Full clusters: every candidate is a mention or not; each gold mention starts a new entity or not
+    (the OVERWRITE share of its entity mass); it links to the nearest earlier mention of its cluster
+    (positive) and to the nearest earlier mentions of up to ``full_negatives`` other clusters (negative). GAP: the A/B–pronoun pairs and A–B as in token mode; the other candidates
+    are unknown and only feel the sparsity penalty.
+    """
+    gold = gold_mentions(eg, gap_key, cluster_prefix)
+    group = find_gap_group(eg.reference, gap_key)
+    if not gold and group is None and not cluster_groups(eg.reference, cluster_prefix):
+        return None
+    position = {span: i for i, span in enumerate(candidates)}
+    sup = DocSupervision(n_tokens=len(candidates))
+    step = lambda span: (position[span], position[span] + 1)  # noqa: E731
+    if group is not None:
+        by_label = {next(iter(labels)): span for span, labels in gold.items() if span in position}
+        pronoun = by_label.get("PRONOUN")
+        for label, attr in (("A", "A_coref"), ("B", "B_coref")):
+            if label in by_label and pronoun is not None and by_label[label] != pronoun:
+                target = 1.0 if group.attrs.get(attr) else 0.0
+                weight = weights.positive if target else weights.negative
+                sup.pairs.append(_ordered_pair(step(by_label[label]), step(pronoun), target, weight))
+        if "A" in by_label and "B" in by_label and by_label["A"] != by_label["B"]:
+            sup.pairs.append(_ordered_pair(step(by_label["A"]), step(by_label["B"]), 0.0, weights.negative))
+        annotated = {position[span] for span in by_label.values()}
+        sup.unannotated = [i for i in range(len(candidates)) if i not in annotated]
+        return sup
+    sup.entity_targets = [1.0 if span in gold else 0.0 for span in candidates]
+    sup.new_entity = []
+    seen: List[Tuple[int, set]] = []  # (position, clusters) of earlier gold mentions, in step order
+    for i, span in enumerate(candidates):
+        clusters = gold.get(span)
+        if not clusters:
+            continue
+        is_new = not any(previous & clusters for _, previous in seen)
+        sup.new_entity.append((i, 1.0 if is_new else 0.0))
+        found_antecedent = False
+        negative_clusters: set = set()
+        for j, previous in reversed(seen):
+            if previous & clusters:
+                if not found_antecedent:
+                    sup.pairs.append(SpanPair((j, j + 1), (i, i + 1), 1.0, weights.full_link))
+                    found_antecedent = True
+            elif len(negative_clusters) < weights.full_negatives and not previous <= negative_clusters:
+                sup.pairs.append(SpanPair((j, j + 1), (i, i + 1), 0.0, weights.full_link))
+                negative_clusters |= previous
+            if found_antecedent and len(negative_clusters) >= weights.full_negatives:
+                break
+        seen.append((i, clusters))
+    return sup
+
+
+def _ordered_pair(first: SpanRange, second: SpanRange, target: float, weight: float) -> SpanPair:
+    return SpanPair(min(first, second), max(first, second), target, weight)

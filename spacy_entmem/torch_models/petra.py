@@ -55,12 +55,12 @@ class SplitInputMLP(nn.Module):
 
 
 def encode_left_to_right(encoder: nn.GRU, X: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-    """Run a batch-first GRU over padded sequences; empty documents are packed as one zero step."""
-    packed = nn.utils.rnn.pack_padded_sequence(X, lengths.clamp(min=1).cpu(), batch_first=True,
-                                               enforce_sorted=False)
-    out, _ = encoder(packed)
-    h, _ = nn.utils.rnn.pad_packed_sequence(out, batch_first=True, total_length=X.shape[1])
-    return h
+    """Run a batch-first GRU over padded sequences. Padding sits after each document's last token, so a
+    left-to-right GRU's outputs at real positions do not depend on it and no packing is needed (torch's
+    CPU backward through packed sequences costs time quadratic in the length: 9.8 s against 0.5 s for
+    8 × 2,600 tokens, measured). Outputs at padded positions are zeroed."""
+    h, _ = encoder(X)
+    return h * token_mask(lengths, X.shape[1]).unsqueeze(-1).to(h.dtype)
 
 
 class PetraMemory(nn.Module):
@@ -124,34 +124,46 @@ class PetraMemory(nn.Module):
 
     def forward(self, X: torch.Tensor, lengths: torch.Tensor,
                 token_ids: Optional[torch.Tensor] = None) -> MemoryOutput:
-        B, T, _ = X.shape
-        N, H = self.n_cells, self.hidden_width
-        if T == 0:
-            return empty_output(X, lengths, N)
+        if X.shape[1] == 0:
+            return empty_output(X, lengths, self.n_cells)
         h = self.encode(X, lengths)
+        out = self.read_memory(h, lengths)
+        if self.lm_head is not None and token_ids is not None:
+            out.next_logprob = self.lm_head(h, token_ids, lengths)
+        return out
+
+    def read_memory(self, h: torch.Tensor, lengths: torch.Tensor) -> MemoryOutput:
+        """The memory loop over a padded sequence of states h (B × T × H), T ≥ 1: one step per token (or
+        per mention, in the span model)."""
+        B, T, _ = h.shape
+        N, H = self.n_cells, self.hidden_width
         mask = token_mask(lengths, T)
         # Memory-independent work, once for the whole sequence.
         entity = torch.sigmoid(self.entity_mlp(h).squeeze(-1)) * mask
         sim_token = self.similarity_mlp.project_tokens(h)
         update_token = self.coref_update_mlp.project_tokens(h)
 
-        memory = self.start_memory(X)
-        usage = X.new_zeros(B, N)
+        memory = self.start_memory(h)
+        usage = h.new_zeros(B, N)
         steps_o, steps_c, steps_u = [], [], []
+        # unbind once: indexing h[:, t] inside the loop would make every step's backward allocate a
+        # gradient as large as the whole sequence (quadratic in T)
+        h_steps, sim_steps, update_steps = h.unbind(1), sim_token.unbind(1), update_token.unbind(1)
+        entity_steps = entity.unbind(1)
         for t in range(T):
-            h_t = h[:, t, None, :].expand(B, N, H)
+            h_t = h_steps[t][:, None, :].expand(B, N, H)
             raw_sim = self.similarity_mlp(
-                sim_token[:, t, None, :], [memory, h_t * memory, usage.unsqueeze(-1)]
+                sim_steps[t][:, None, :], [memory, h_t * memory, usage.unsqueeze(-1)]
             ).squeeze(-1)
             sim = torch.where(usage > 0, raw_sim, torch.full_like(raw_sim, UNUSED_CELL_SCORE))
             scores = torch.cat([sim, sim.new_zeros(B, 1)], dim=-1)
-            probs = entity[:, t, None] * torch.softmax(scores, dim=-1)
+            probs = entity_steps[t][:, None] * torch.softmax(scores, dim=-1)
             coref, new_entity = probs[:, :N], probs[:, N]
             # Empty cells only differ when they start from learned content (or keys).
             tie_score = raw_sim if self.cells_start_distinct else sim
             choice = choose_lowest(usage, tie_score, self.training, self.temperature, self.gumbel_hard)
             overwrite = choice * new_entity[:, None]
-            updated = self.coref_update_mlp(update_token[:, t, None, :], [memory])
+            updated = self.coref_update_mlp(update_steps[t][:, None, :], [memory])
             o, c = overwrite.unsqueeze(-1), coref.unsqueeze(-1)
             memory = self.with_keys((1 - o - c) * memory + o * h_t + c * updated)
             usage = torch.clamp(overwrite + coref + self.usage_decay * usage, max=1.0)
@@ -160,16 +172,12 @@ class PetraMemory(nn.Module):
             steps_c.append(coref)
             steps_u.append(usage)
         mask3 = mask.unsqueeze(-1)
-        next_logprob = None
-        if self.lm_head is not None and token_ids is not None:
-            next_logprob = self.lm_head(h, token_ids, lengths)
         return MemoryOutput(
             entity=entity,
             overwrite=torch.stack(steps_o, dim=1) * mask3,
             coref=torch.stack(steps_c, dim=1) * mask3,
             usage=torch.stack(steps_u, dim=1) * mask3,
             lengths=lengths,
-            next_logprob=next_logprob,
         )
 
 

@@ -77,8 +77,9 @@ class ReferentialReaderMemory(nn.Module):
         keys, values = X.new_zeros(B, N, K), X.new_zeros(B, N, H)
         salience = X.new_zeros(B, N)
         steps_e, steps_o, steps_u, steps_s, states = [], [], [], [], []
+        projected_steps, x_steps, mask_steps = projected.unbind(1), X.unbind(1), mask.unbind(1)
         for t in range(T):
-            pre = torch.tanh(self.state_proj(state) + projected[:, t])
+            pre = torch.tanh(self.state_proj(state) + projected_steps[t])
             entity, referential = torch.sigmoid(self.gates(pre)).unbind(-1)
             scores = (keys @ self.query(pre).unsqueeze(-1)).squeeze(-1) + self.attention_bias
             attention = (entity * referential)[:, None] * torch.softmax(scores, dim=-1)
@@ -94,9 +95,9 @@ class ReferentialReaderMemory(nn.Module):
             salience = update + overwrite + (1 - update - overwrite) * decay[:, None] * salience
             coreferential = update.sum(-1, keepdim=True)
             readout = (salience.unsqueeze(-1) * values).sum(1) / salience.sum(-1, keepdim=True).clamp(min=1e-6)
-            new_state = self.recurrent_cell(X[:, t], (1 - coreferential) * state + coreferential * readout)
+            new_state = self.recurrent_cell(x_steps[t], (1 - coreferential) * state + coreferential * readout)
             # A padded position leaves the state of a finished document alone.
-            keep = mask[:, t, None]
+            keep = mask_steps[t][:, None]
             state = torch.where(keep, new_state, state)
             steps_e.append(entity)
             steps_o.append(overwrite)

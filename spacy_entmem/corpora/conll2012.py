@@ -1,0 +1,52 @@
+"""Write clusters in CoNLL-2012 format, so the reference Perl scorer (``scorer.pl``) can read them.
+
+One ``#begin document (<name>); part 000`` block per document, one token per line with 13
+tab-separated columns (doc, part, token index in the sentence, word, 8 × ``_``, coref) and a blank line
+after each sentence, as in LitBank's own files. Mention brackets use cluster numbers from 0.
+"""
+from typing import Dict, Iterable, List, Sequence, TextIO, Tuple
+
+Span = Tuple[int, int]  # token start, end (exclusive)
+
+
+def coref_column(n_tokens: int, clusters: Sequence[Iterable[Span]]) -> List[str]:
+    """The coref field of every token: ``(k``, ``k)``, ``(k)`` joined with ``|``, ``_`` for none.
+
+    At one token, openings come longest-first and closings shortest-first so nested brackets balance.
+    """
+    opens: Dict[int, List[Tuple[int, int]]] = {}
+    closes: Dict[int, List[Tuple[int, int]]] = {}
+    singles: Dict[int, List[int]] = {}
+    for k, cluster in enumerate(clusters):
+        for start, end in sorted(set(cluster)):
+            if not 0 <= start < end <= n_tokens:
+                raise ValueError(f"[spacy-entmem] span ({start}, {end}) of cluster {k} is outside a "
+                                 f"document of {n_tokens} tokens")
+            if end - start == 1:
+                singles.setdefault(start, []).append(k)
+            else:
+                opens.setdefault(start, []).append((end, k))
+                closes.setdefault(end - 1, []).append((start, k))
+    fields = []
+    for t in range(n_tokens):
+        items = [f"({k}" for _, k in sorted(opens.get(t, []), key=lambda x: -x[0])]
+        items += [f"({k})" for k in singles.get(t, [])]
+        items += [f"{k})" for _, k in sorted(closes.get(t, []), key=lambda x: -x[0])]
+        fields.append("|".join(items) if items else "_")
+    return fields
+
+
+def write_document(out: TextIO, name: str, words: Sequence[str], sentence_lengths: Sequence[int],
+                   clusters: Sequence[Iterable[Span]]) -> None:
+    if sum(sentence_lengths) != len(words):
+        raise ValueError(f"[spacy-entmem] document {name}: sentence lengths do not sum to {len(words)} tokens")
+    column = coref_column(len(words), clusters)
+    out.write(f"#begin document ({name}); part 000\n")
+    t = 0
+    for length in sentence_lengths:
+        for i in range(length):
+            word = words[t] or "_"
+            out.write("\t".join([name, "0", str(i), word] + ["_"] * 8 + [column[t]]) + "\n")
+            t += 1
+        out.write("\n")
+    out.write("#end document\n")

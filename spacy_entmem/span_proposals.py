@@ -1,0 +1,98 @@
+"""Mention proposals: spaCy's ``span_finder`` with a linear-time ``set_annotations``.
+
+spaCy's ``SpanFinder.set_annotations`` pairs every predicted start with every predicted end and only
+then filters by length, so its cost grows with the square of the document length (a 100k-token document
+has ~10^8 pairs). ``entmem_span_finder`` keeps spaCy's model, loss, training and scorer and produces the
+same spans, but pairs each start only with the ends inside ``max_length`` (binary search), so the cost
+is linear in the document length times ``max_length``. It also keeps at most ``max_per_token`` × length
+candidates, those with the highest min(start, end) probability (an untrained or low-threshold finder can
+otherwise propose tens of thousands of spans per page); the kept scores are in the group's
+``attrs["scores"]``.
+"""
+from bisect import bisect_left, bisect_right
+from typing import Callable, Iterable, Optional
+
+import numpy
+from spacy.language import Language
+from spacy.pipeline.span_finder import DEFAULT_SPAN_FINDER_MODEL, SpanFinder
+from spacy.tokens import Doc, SpanGroup
+from thinc.api import Model
+from thinc.types import Floats2d
+
+CANDIDATES_KEY = "mention_candidates"
+
+
+@Language.factory(
+    "entmem_span_finder",
+    assigns=["doc.spans"],
+    default_config={
+        "threshold": 0.5,
+        "model": DEFAULT_SPAN_FINDER_MODEL,
+        "spans_key": CANDIDATES_KEY,
+        "max_length": 20,
+        "min_length": None,
+        "max_per_token": 0.4,
+        "scorer": {"@scorers": "spacy.span_finder_scorer.v1"},
+    },
+    default_score_weights={f"spans_{CANDIDATES_KEY}_f": 0.0, f"spans_{CANDIDATES_KEY}_p": 0.0,
+                           f"spans_{CANDIDATES_KEY}_r": 0.0},
+)
+def make_linear_span_finder(
+    nlp: Language, name: str, model: Model[Iterable[Doc], Floats2d], spans_key: str, threshold: float,
+    max_length: Optional[int], min_length: Optional[int], max_per_token: float, scorer: Optional[Callable],
+) -> "LinearSpanFinder":
+    if max_length is None:
+        raise ValueError(f"[spacy-entmem] {name}: max_length must be set (a number of tokens); without it "
+                         "the number of proposed spans grows with the square of the document length")
+    if max_per_token <= 0:
+        raise ValueError(f"[spacy-entmem] {name}: max_per_token must be > 0, got {max_per_token}")
+    finder = LinearSpanFinder(nlp, model, name, spans_key=spans_key, threshold=threshold, max_length=max_length,
+                              min_length=min_length, scorer=scorer)
+    finder.cfg["max_per_token"] = max_per_token
+    return finder
+
+
+class LinearSpanFinder(SpanFinder):
+    """``span_finder`` whose start/end pairing visits only ends within ``max_length`` of each start.
+
+    A training doc whose reference has no ``spans_key`` group (a GAP paragraph, say) gives no boundary
+    loss: its mentions are unknown, not absent (spaCy's span_finder would teach "no mention here").
+    """
+
+    def _get_aligned_truth_scores(self, examples, ops):
+        examples = list(examples)
+        truths, masks = super()._get_aligned_truth_scores(examples, ops)
+        offset = 0
+        for eg in examples:
+            n_tokens = len(eg.predicted)
+            if self.cfg["spans_key"] not in eg.reference.spans:
+                masks[offset: offset + n_tokens] = 0
+            offset += n_tokens
+        return truths, masks
+
+    def set_annotations(self, docs: Iterable[Doc], scores: Floats2d) -> None:
+        scores = self.model.ops.to_numpy(scores)
+        threshold = self.cfg["threshold"]
+        shortest = self.cfg["min_length"] or 1
+        longest = self.cfg["max_length"]
+        offset = 0
+        for doc in docs:
+            doc_scores = scores[offset: offset + len(doc)]
+            starts = numpy.flatnonzero(doc_scores[:, 0] >= threshold).tolist()
+            ends = numpy.flatnonzero(doc_scores[:, 1] >= threshold).tolist()
+            pairs = []
+            for start in starts:
+                lo = bisect_left(ends, start + shortest - 1)
+                hi = bisect_right(ends, start + longest - 1) if longest is not None else len(ends)
+                pairs.extend((start, end) for end in ends[lo:hi])
+            index = numpy.asarray(pairs, dtype="int64").reshape(-1, 2)
+            pair_scores = numpy.minimum(doc_scores[index[:, 0], 0], doc_scores[index[:, 1], 1]).astype("float32")
+            limit = max(1, int(self.cfg.get("max_per_token", 0.4) * len(doc)))
+            if len(pairs) > limit:  # keep the best, in their original order
+                keep = numpy.sort(numpy.argpartition(-pair_scores, limit - 1)[:limit])
+                pairs, pair_scores = [pairs[i] for i in keep], pair_scores[keep]
+            doc.spans[self.cfg["spans_key"]] = SpanGroup(
+                doc, name=self.cfg["spans_key"], spans=[doc[s: e + 1] for s, e in pairs],
+                attrs={"scores": [round(float(x), 4) for x in pair_scores]},
+            )
+            offset += len(doc)

@@ -1,0 +1,54 @@
+import numpy
+import pytest
+import spacy
+from spacy.pipeline.span_finder import SpanFinder
+from spacy.training import Example
+
+
+def _finder(nlp, **config):
+    return nlp.add_pipe("entmem_span_finder", config=config)
+
+
+def test_same_spans_as_spacy_span_finder_in_linear_time():
+    nlp = spacy.blank("en")
+    finder = _finder(nlp, threshold=0.5, max_length=4, max_per_token=100.0)
+    doc = nlp.make_doc(" ".join(f"w{i}" for i in range(60)))
+    scores = numpy.random.default_rng(0).random((60, 2)).astype("float32")
+    finder.set_annotations([doc], scores)
+    ours = [(s.start, s.end) for s in doc.spans["mention_candidates"]]
+    reference = nlp.make_doc(doc.text)
+    SpanFinder.set_annotations(finder, [reference], scores)
+    assert ours == [(s.start, s.end) for s in reference.spans["mention_candidates"]]
+    assert ours and all(1 <= e - s <= 4 for s, e in ours)
+
+
+def test_candidates_are_capped_per_token_keeping_the_best():
+    nlp = spacy.blank("en")
+    finder = _finder(nlp, threshold=0.0, max_length=3, max_per_token=0.5)
+    doc = nlp.make_doc(" ".join(f"w{i}" for i in range(10)))
+    scores = numpy.full((10, 2), 0.1, dtype="float32")
+    scores[2, 0] = scores[3, 1] = 0.9  # the best span is [2, 4)
+    finder.set_annotations([doc], scores)
+    group = doc.spans["mention_candidates"]
+    assert len(group) == 5
+    assert (2, 4) in [(s.start, s.end) for s in group]
+    assert max(group.attrs["scores"]) == pytest.approx(0.9)
+
+
+def test_docs_without_gold_mentions_give_no_boundary_loss():
+    nlp = spacy.blank("en")
+    finder = _finder(nlp, max_length=5)
+    gold = nlp.make_doc("Anna saw Bob")
+    gold.spans["mention_candidates"] = [gold[0:1]]
+    unknown = nlp.make_doc("He left")
+    examples = [Example(nlp.make_doc(gold.text), gold), Example(nlp.make_doc(unknown.text), unknown)]
+    truths, masks = finder._get_aligned_truth_scores(examples, finder.model.ops)
+    assert masks[:3].sum() == 6 and masks[3:].sum() == 0
+    assert truths[0].tolist() == [1.0, 1.0]
+
+
+def test_invalid_settings_are_refused():
+    with pytest.raises(ValueError, match="max_length must be set"):
+        _finder(spacy.blank("en"), max_length=None)
+    with pytest.raises(ValueError, match="max_per_token must be > 0"):
+        _finder(spacy.blank("en"), max_per_token=0)
