@@ -108,12 +108,23 @@ def coref_evaluate(
     output_dir: Path = typer.Option(Path("metrics"), help="Where to write scores JSON and CoNLL-2012 files"),
     name: str = typer.Option("test", help="File name stem: <name>.json, <name>.gold.conll, <name>.pred.conll"),
     batch_size: int = typer.Option(4, help="nlp.pipe batch size"),
+    select_on: Optional[Path] = typer.Option(None, exists=True, dir_okay=False,
+                                             help="Choose entity_threshold by CoNLL F1 on this corpus (dev) first"),
 ) -> None:
     """MUC, B³, CEAF-e, CoNLL F1 and LEA (exact mentions, with and without singletons); writes CoNLL-2012
     files so the reference scorer can be run: scorer.pl all <name>.gold.conll <name>.pred.conll none."""
-    from .coref_evaluate import evaluate_corpus
+    from .coref_evaluate import evaluate_corpus, select_entity_threshold
 
-    scores = evaluate_corpus(load_pipeline(model), corpus, output_dir, name, batch_size)
+    nlp = load_pipeline(model)
+    chosen = None
+    if select_on is not None:
+        chosen, tried = select_entity_threshold(nlp, select_on, batch_size)
+        msg.info(f"entity_threshold {chosen} (CoNLL F1 on {select_on}: "
+                 + ", ".join(f"{t}: {100 * f:.1f}" for t, f in tried.items()) + ")")
+        nlp.get_pipe("entity_memory").cfg["entity_threshold"] = chosen
+    scores = evaluate_corpus(nlp, corpus, output_dir, name, batch_size)
+    scores["entity_threshold"] = nlp.get_pipe("entity_memory").cfg["entity_threshold"]
+    scores["entity_threshold_selected_on"] = str(select_on) if select_on else None
     (output_dir / f"{name}.json").write_text(json.dumps(scores, indent=2), encoding="utf8")
     rows = [(metric, f"{100 * scores[f'coref_{metric}_f']:.1f}", f"{100 * scores[f'coref_nosingletons_{metric}_f']:.1f}")
             for metric in ("muc", "b3", "ceafe", "conll", "lea")]

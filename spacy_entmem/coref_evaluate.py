@@ -3,7 +3,7 @@ tokenization), score MUC / B³ / CEAF-e / CoNLL F1 / LEA with and without single
 predicted clusters in CoNLL-2012 format for the reference scorer."""
 import time
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Sequence, Tuple
 
 from spacy.language import Language
 from spacy.tokens import Doc, DocBin
@@ -11,6 +11,7 @@ from spacy.training import Example
 
 from .corpora.conll2012 import write_document
 from .corpora.docs import DOC_ID, sentence_lengths_from_flags
+from .memory_log import decode_actions
 from .scorers import predicted_clusters, score_entity_memory
 from .supervision import cluster_groups
 
@@ -27,17 +28,54 @@ def gold_clusters(doc: Doc, prefix: str = "coref_clusters") -> List[List[tuple]]
     return [[(s.start, s.end) for s in doc.spans[key]] for _, key in cluster_groups(doc, prefix)]
 
 
+def _read(nlp: Language, corpus: Path) -> List[Doc]:
+    references = list(DocBin().from_disk(corpus).get_docs(nlp.vocab))
+    if not references:
+        raise ValueError(f"[spacy-entmem] {corpus} holds no documents")
+    return references
+
+
+def _predict(nlp: Language, references: List[Doc], batch_size: int):
+    """Predicted docs on the references' own tokens, and the seconds the pipeline took."""
+    inputs = [Doc(nlp.vocab, words=[t.text for t in d], spaces=[bool(t.whitespace_) for t in d]) for d in references]
+    start = time.perf_counter()
+    predicted = list(nlp.pipe(inputs, batch_size=batch_size))
+    return predicted, time.perf_counter() - start
+
+
+def redecode(nlp: Language, docs: List[Doc], entity_threshold: float, component: str = "entity_memory") -> None:
+    """Decode the stored memory logs again with another entity threshold (no model run)."""
+    pipe = nlp.get_pipe(component)
+    pipe.cfg["entity_threshold"] = entity_threshold
+    logs = []
+    for doc in docs:
+        log = dict(doc._.entity_memory_log)
+        log["action"], log["cell"] = decode_actions(log, entity_threshold)
+        logs.append(log)
+    pipe.set_annotations(docs, logs)
+
+
+def select_entity_threshold(nlp: Language, corpus: Path, batch_size: int = 4,
+                            thresholds: Sequence[float] = tuple(round(0.05 * i, 2) for i in range(2, 19))
+                            ) -> Tuple[float, Dict[float, float]]:
+    """The entity threshold with the best CoNLL F1 on ``corpus`` (ties: the one closest to 0.5), and the
+    F1 of every threshold tried."""
+    references = _read(nlp, corpus)
+    predicted, _ = _predict(nlp, references, batch_size)
+    results = {}
+    for threshold in thresholds:
+        redecode(nlp, predicted, threshold)
+        results[threshold] = score_entity_memory([Example(p, r) for p, r in zip(predicted, references)])["coref_conll_f"]
+    best = max(results, key=lambda t: (results[t], -abs(t - 0.5)))
+    return best, results
+
+
 def evaluate_corpus(nlp: Language, corpus: Path, output_dir: Path, name: str, batch_size: int = 4) -> Dict[str, Any]:
     """Scores (keys as the component's scorer: ``coref_conll_f``, ``coref_lea_f``,
     ``coref_nosingletons_conll_f`` …) plus ``words_per_second``; writes ``{name}.gold.conll``,
     ``{name}.pred.conll`` and returns the dict (the caller saves it)."""
-    references = list(DocBin().from_disk(corpus).get_docs(nlp.vocab))
-    if not references:
-        raise ValueError(f"[spacy-entmem] {corpus} holds no documents")
-    inputs = [Doc(nlp.vocab, words=[t.text for t in d], spaces=[bool(t.whitespace_) for t in d]) for d in references]
-    start = time.perf_counter()
-    predicted = list(nlp.pipe(inputs, batch_size=batch_size))
-    seconds = time.perf_counter() - start
+    references = _read(nlp, corpus)
+    predicted, seconds = _predict(nlp, references, batch_size)
     examples = [Example(p, r) for p, r in zip(predicted, references)]
     scores = score_entity_memory(examples)
     if "coref_conll_f" not in scores:

