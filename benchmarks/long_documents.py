@@ -2,15 +2,17 @@
 
     python benchmarks/long_documents.py --model training/litbank_sm/model-best [--sizes 1000,10000,100000,1000000]
 
-Each size runs in a fresh subprocess (so its peak RSS is its own): the document is real LitBank text
-(the fold-0 test documents, repeated to the length), tokenized by the pipeline and run through every
-component in one left-to-right pass. Reported: seconds, microseconds per token and its ratio to the
-smallest size (the figure to compare across machines), peak RSS growth over the loaded pipeline, and the
-output (candidates, mentions, clusters). Writes a JSON list with --output.
+Each size runs in a fresh subprocess: the document is real LitBank text (the fold-0 test documents,
+repeated to the length) built from its words and run through every component in one left-to-right pass.
+Reported: seconds, microseconds per token and its ratio to the smallest size (the figure to compare across
+machines), and per component its seconds and its own peak memory: the kernel's peak-RSS counter is reset
+before each component (/proc/self/clear_refs, Linux) and read after it, minus the RSS before it. Also the
+output (candidates, mentions, clusters) and the size of the memory log. Writes a JSON list with --output.
 """
 import argparse
+import ctypes
+import gc
 import json
-import resource
 import subprocess
 import sys
 import time
@@ -24,8 +26,18 @@ def litbank_words(data_dir: Path, n_tokens: int):
     return (words * (n_tokens // len(words) + 1))[:n_tokens]
 
 
-def peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+def status_mb(field: str) -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) / 1024
+    raise KeyError(field)
+
+
+def reset_peak() -> None:
+    """Give freed heap memory back to the system, then reset the peak-RSS counter."""
+    gc.collect()
+    ctypes.CDLL("libc.so.6").malloc_trim(0)
+    Path("/proc/self/clear_refs").write_text("5")
 
 
 def run_one(model: str, n_tokens: int, data_dir: Path) -> dict:
@@ -39,16 +51,20 @@ def run_one(model: str, n_tokens: int, data_dir: Path) -> dict:
     nlp = spacy.load(model) if model != "default" else spacy_entmem.load_default()
     words = litbank_words(data_dir, n_tokens)
     nlp(Doc(nlp.vocab, words=words[:200]))  # warm up
-    before = peak_rss_mb()
-    start = time.perf_counter()
     doc = Doc(nlp.vocab, words=words)
-    for _, proc in nlp.pipeline:
+    components = {}
+    for name, proc in nlp.pipeline:
+        reset_peak()
+        before = status_mb("VmRSS")
+        start = time.perf_counter()
         doc = proc(doc)
-    seconds = time.perf_counter() - start
+        components[name] = {"seconds": time.perf_counter() - start, "peak_mb": status_mb("VmHWM") - before}
+    seconds = sum(c["seconds"] for c in components.values())
     log = doc._.entity_memory_log
     return {
         "tokens": len(doc), "seconds": seconds, "us_per_token": 1e6 * seconds / len(doc),
-        "peak_rss_growth_mb": peak_rss_mb() - before,
+        "components": components,
+        "log_mb": sum(a.nbytes for a in log.values()) / 2 ** 20 if log is not None else None,
         "candidates": int(len(log["entity"])) if log is not None else None,
         "mentions": len(doc.spans.get("coref_mentions", [])), "clusters": len(doc._.coref_clusters),
     }
@@ -75,8 +91,9 @@ def main() -> None:
         results.append(json.loads(out.stdout.strip().splitlines()[-1]))
         base = results[0]["us_per_token"]
         r = results[-1]
+        parts = "  ".join(f"{name} {c['seconds']:.1f} s +{c['peak_mb']:.0f} MB" for name, c in r["components"].items())
         print(f"{r['tokens']:>9,} tokens  {r['seconds']:8.1f} s  {r['us_per_token']:7.1f} us/token "
-              f"(x{r['us_per_token'] / base:.2f})  peak +{r['peak_rss_growth_mb']:8.1f} MB  "
+              f"(x{r['us_per_token'] / base:.2f})  [{parts}]  log {r['log_mb']:.1f} MB  "
               f"{r['candidates']} candidates, {r['mentions']} mentions, {r['clusters']} clusters", flush=True)
     if args.output:
         args.output.parent.mkdir(parents=True, exist_ok=True)

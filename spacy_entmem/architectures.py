@@ -262,13 +262,16 @@ def convert_inputs(model: Model, X: MemoryInput, is_train: bool):
 
 
 def pad_spans(spans: List[Ints2d]) -> Tuple[torch.Tensor, torch.Tensor]:
-    """(B, M, 2) int64 [start, end) padded with (0, 1), and the number of spans per doc."""
+    """(B, M, 2) int64 [start, end) and the number of spans per doc. Padding repeats a doc's last span
+    (keeping every chunk of steps local to a stretch of tokens); a doc without spans is padded with (0, 1)."""
     counts = [len(s) for s in spans]
     padded = torch.zeros(len(spans), max(counts, default=0), 2, dtype=torch.int64)
     padded[..., 1] = 1
     for i, s in enumerate(spans):
         if len(s):
-            padded[i, : len(s)] = torch.as_tensor(numpy.asarray(s, dtype="int64"))
+            rows = torch.as_tensor(numpy.asarray(s, dtype="int64"))
+            padded[i, : len(s)] = rows
+            padded[i, len(s):] = rows[-1]
     return padded, torch.tensor(counts)
 
 

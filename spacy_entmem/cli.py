@@ -290,12 +290,15 @@ def ship_default(
     source: Path = typer.Argument(..., exists=True, file_okay=False, help="Trained pipeline directory"),
     target: Optional[Path] = typer.Option(None, help="Where to copy it (default: inside the package)"),
     description: str = typer.Option("", help="What it was trained on and with which config (goes to meta.json)"),
+    entity_threshold: Optional[float] = typer.Option(None, help="Set entity_memory's entity_threshold (e.g. the "
+                                                     "one coref-evaluate --select-on chose)"),
 ) -> None:
     """Copy a trained pipeline into the package as the default one, check it loads and annotates."""
     import shutil
 
     import spacy
     import srsly
+    from thinc.api import Config
 
     import spacy_entmem
 
@@ -303,6 +306,15 @@ def ship_default(
     if target.exists():
         shutil.rmtree(target)
     shutil.copytree(source, target)
+    if entity_threshold is not None:
+        if not 0.0 <= entity_threshold <= 1.0:
+            msg.fail(f"entity_threshold must be in [0, 1], got {entity_threshold}", exits=1)
+        cfg = srsly.read_json(target / "entity_memory" / "cfg")
+        cfg["entity_threshold"] = entity_threshold
+        srsly.write_json(target / "entity_memory" / "cfg", cfg)
+        config = Config().from_disk(target / "config.cfg", interpolate=False)
+        config["components"]["entity_memory"]["entity_threshold"] = entity_threshold
+        config.to_disk(target / "config.cfg")
     meta = srsly.read_json(target / "meta.json")
     meta.update({"name": "entmem_default", "version": spacy_entmem.__version__, "description": description,
                  "author": "spacy-entmem developers", "license": "MIT"})

@@ -28,6 +28,9 @@ def gold_clusters(doc: Doc, prefix: str = "coref_clusters") -> List[List[tuple]]
     return [[(s.start, s.end) for s in doc.spans[key]] for _, key in cluster_groups(doc, prefix)]
 
 
+THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(2, 19)) + (0.95, 0.97, 0.98, 0.99, 0.995, 0.998, 0.999)
+
+
 def _read(nlp: Language, corpus: Path) -> List[Doc]:
     references = list(DocBin().from_disk(corpus).get_docs(nlp.vocab))
     if not references:
@@ -56,7 +59,7 @@ def redecode(nlp: Language, docs: List[Doc], entity_threshold: float, component:
 
 
 def select_entity_threshold(nlp: Language, corpus: Path, batch_size: int = 4,
-                            thresholds: Sequence[float] = tuple(round(0.05 * i, 2) for i in range(2, 19))
+                            thresholds: Sequence[float] = THRESHOLDS
                             ) -> Tuple[float, Dict[float, float]]:
     """The entity threshold with the best CoNLL F1 on ``corpus`` (ties: the one closest to 0.5), and the
     F1 of every threshold tried."""

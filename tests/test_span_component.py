@@ -174,3 +174,19 @@ def test_standalone_evaluation_writes_conll_2012_and_selects_a_threshold(span_nl
     gold = parse_column([(n, fields[-1]) for n, fields in rows], "piece.gold.conll")
     assert sorted({(m.start, m.end) for m in gold}) == sorted({(s.start, s.end) for s in litbank_piece.spans["mention_candidates"]})
     assert (tmp_path / "out" / "piece.pred.conll").read_text().startswith("#begin document (")
+
+
+def test_ship_default_sets_the_selected_threshold(span_nlp, tmp_path):
+    from typer.testing import CliRunner
+
+    from spacy_entmem.cli import app
+
+    span_nlp.to_disk(tmp_path / "trained")
+    target = tmp_path / "shipped"
+    result = CliRunner().invoke(app, ["ship-default", str(tmp_path / "trained"), "--target", str(target),
+                                      "--entity-threshold", "0.97"])
+    assert result.exit_code == 0, result.output
+    assert spacy.load(target).get_pipe("entity_memory").cfg["entity_threshold"] == 0.97
+    result = CliRunner().invoke(app, ["ship-default", str(tmp_path / "trained"), "--target", str(target),
+                                      "--entity-threshold", "1.5"])
+    assert result.exit_code == 1 and "entity_threshold must be in [0, 1]" in result.output

