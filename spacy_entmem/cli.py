@@ -113,18 +113,19 @@ def coref_evaluate(
 ) -> None:
     """MUC, B³, CEAF-e, CoNLL F1 and LEA (exact mentions, with and without singletons); writes CoNLL-2012
     files so the reference scorer can be run: scorer.pl all <name>.gold.conll <name>.pred.conll none."""
-    from .coref_evaluate import evaluate_corpus, select_entity_threshold
+    from .coref_evaluate import evaluate_corpus, select_decisions
 
     nlp = load_pipeline(model)
-    chosen = None
+    memory = nlp.get_pipe("entity_memory")
     if select_on is not None:
-        chosen, tried = select_entity_threshold(nlp, select_on, batch_size)
-        msg.info(f"entity_threshold {chosen} (CoNLL F1 on {select_on}: "
-                 + ", ".join(f"{t}: {100 * f:.1f}" for t, f in tried.items()) + ")")
-        nlp.get_pipe("entity_memory").cfg["entity_threshold"] = chosen
+        (threshold, bias), tried = select_decisions(nlp, select_on, batch_size)
+        msg.info(f"entity_threshold {threshold}, new_entity_bias {bias}: CoNLL F1 {100 * tried[threshold, bias]:.1f} "
+                 f"on {select_on} ({len(tried)} settings tried)")
+        memory.cfg.update(entity_threshold=threshold, new_entity_bias=bias)
     scores = evaluate_corpus(nlp, corpus, output_dir, name, batch_size)
-    scores["entity_threshold"] = nlp.get_pipe("entity_memory").cfg["entity_threshold"]
-    scores["entity_threshold_selected_on"] = str(select_on) if select_on else None
+    scores["entity_threshold"] = memory.cfg["entity_threshold"]
+    scores["new_entity_bias"] = memory.cfg.get("new_entity_bias", 1.0)
+    scores["decisions_selected_on"] = str(select_on) if select_on else None
     (output_dir / f"{name}.json").write_text(json.dumps(scores, indent=2), encoding="utf8")
     rows = [(metric, f"{100 * scores[f'coref_{metric}_f']:.1f}", f"{100 * scores[f'coref_nosingletons_{metric}_f']:.1f}")
             for metric in ("muc", "b3", "ceafe", "conll", "lea")]
@@ -292,6 +293,7 @@ def ship_default(
     description: str = typer.Option("", help="What it was trained on and with which config (goes to meta.json)"),
     entity_threshold: Optional[float] = typer.Option(None, help="Set entity_memory's entity_threshold (e.g. the "
                                                      "one coref-evaluate --select-on chose)"),
+    new_entity_bias: Optional[float] = typer.Option(None, help="Set entity_memory's new_entity_bias"),
 ) -> None:
     """Copy a trained pipeline into the package as the default one, check it loads and annotates."""
     import shutil
@@ -306,14 +308,18 @@ def ship_default(
     if target.exists():
         shutil.rmtree(target)
     shutil.copytree(source, target)
-    if entity_threshold is not None:
-        if not 0.0 <= entity_threshold <= 1.0:
-            msg.fail(f"entity_threshold must be in [0, 1], got {entity_threshold}", exits=1)
+    if entity_threshold is not None and not 0.0 <= entity_threshold <= 1.0:
+        msg.fail(f"entity_threshold must be in [0, 1], got {entity_threshold}", exits=1)
+    if new_entity_bias is not None and not new_entity_bias > 0:
+        msg.fail(f"new_entity_bias must be > 0, got {new_entity_bias}", exits=1)
+    settings = {k: v for k, v in (("entity_threshold", entity_threshold), ("new_entity_bias", new_entity_bias))
+                if v is not None}
+    if settings:
         cfg = srsly.read_json(target / "entity_memory" / "cfg")
-        cfg["entity_threshold"] = entity_threshold
+        cfg.update(settings)
         srsly.write_json(target / "entity_memory" / "cfg", cfg)
         config = Config().from_disk(target / "config.cfg", interpolate=False)
-        config["components"]["entity_memory"]["entity_threshold"] = entity_threshold
+        config["components"]["entity_memory"].update(settings)
         config.to_disk(target / "config.cfg")
     meta = srsly.read_json(target / "meta.json")
     meta.update({"name": "entmem_default", "version": spacy_entmem.__version__, "description": description,

@@ -65,6 +65,7 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
         "candidates_key": CANDIDATES_KEY,
         "negatives_per_token": 0.4,
         "entity_threshold": 0.5,
+        "new_entity_bias": 1.0,
         "replace_existing": True,
         "store_memory_log": True,
         "self_link_weight": 1.0,
@@ -82,7 +83,7 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
 )
 def make_entity_memory(
     nlp: Language, name: str, model: Model, cluster_prefix: str, mentions_key: str, gap_key: str,
-    candidates_key: str, negatives_per_token: float, entity_threshold: float, replace_existing: bool, store_memory_log: bool, self_link_weight: float,
+    candidates_key: str, negatives_per_token: float, entity_threshold: float, new_entity_bias: float, replace_existing: bool, store_memory_log: bool, self_link_weight: float,
     positive_weight: float, negative_weight: float, sparsity_weight: float, full_link_weight: float,
     full_negatives: int, lm_weight: float, count_threshold: float, temperature_halving_examples: int,
     scorer: Optional[Callable],
@@ -91,7 +92,8 @@ def make_entity_memory(
                           full_link_weight, full_negatives, lm_weight)
     return EntityMemory(
         nlp.vocab, model, name, cluster_prefix=cluster_prefix, mentions_key=mentions_key, gap_key=gap_key,
-        candidates_key=candidates_key, negatives_per_token=negatives_per_token, entity_threshold=entity_threshold, replace_existing=replace_existing,
+        candidates_key=candidates_key, negatives_per_token=negatives_per_token, new_entity_bias=new_entity_bias,
+        entity_threshold=entity_threshold, replace_existing=replace_existing,
         store_memory_log=store_memory_log, weights=weights, count_threshold=count_threshold,
         temperature_halving_examples=temperature_halving_examples, scorer=scorer,
     )
@@ -131,13 +133,16 @@ class EntityMemory(TrainablePipe):
     def __init__(
         self, vocab: Vocab, model: Model, name: str = "entity_memory", *, cluster_prefix: str = "coref_clusters",
         mentions_key: str = "coref_mentions", gap_key: str = "gap", candidates_key: str = CANDIDATES_KEY,
-        negatives_per_token: float = 0.4, entity_threshold: float = 0.5,
+        negatives_per_token: float = 0.4, entity_threshold: float = 0.5, new_entity_bias: float = 1.0,
         replace_existing: bool = True, store_memory_log: bool = True, weights: Optional[LossWeights] = None,
         count_threshold: float = 0.5, temperature_halving_examples: int = 20000, scorer: Optional[Callable] = None,
     ):
         weights = weights or LossWeights()
         _check_config(cluster_prefix, mentions_key, entity_threshold, weights, temperature_halving_examples,
                       count_threshold)
+        if not new_entity_bias > 0:
+            raise ValueError(f"[spacy-entmem] invalid entity_memory config: new_entity_bias must be > 0, "
+                             f"got {new_entity_bias}")
         if negatives_per_token < 0:
             raise ValueError(f"[spacy-entmem] invalid entity_memory config: negatives_per_token must be >= 0, "
                              f"got {negatives_per_token}")
@@ -157,6 +162,7 @@ class EntityMemory(TrainablePipe):
             "candidates_key": candidates_key,
             "negatives_per_token": negatives_per_token,
             "entity_threshold": entity_threshold,
+            "new_entity_bias": new_entity_bias,
             "replace_existing": replace_existing,
             "store_memory_log": store_memory_log,
             "count_threshold": count_threshold,
@@ -184,7 +190,8 @@ class EntityMemory(TrainablePipe):
             }
             if spans is not None:
                 log["spans"] = spans[i]
-            log["action"], log["cell"] = decode_actions(log, self.cfg["entity_threshold"])
+            log["action"], log["cell"] = decode_actions(log, self.cfg["entity_threshold"],
+                                                        self.cfg.get("new_entity_bias", 1.0))
             logs.append(log)
         return logs
 

@@ -28,7 +28,8 @@ def gold_clusters(doc: Doc, prefix: str = "coref_clusters") -> List[List[tuple]]
     return [[(s.start, s.end) for s in doc.spans[key]] for _, key in cluster_groups(doc, prefix)]
 
 
-THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(2, 19)) + (0.95, 0.97, 0.98, 0.99, 0.995, 0.998, 0.999)
+THRESHOLDS = tuple(round(0.1 * i, 1) for i in range(1, 10)) + (0.95, 0.97, 0.98, 0.99, 0.995, 0.998, 0.999)
+BIASES = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
 
 
 def _read(nlp: Language, corpus: Path) -> List[Doc]:
@@ -46,30 +47,32 @@ def _predict(nlp: Language, references: List[Doc], batch_size: int):
     return predicted, time.perf_counter() - start
 
 
-def redecode(nlp: Language, docs: List[Doc], entity_threshold: float, component: str = "entity_memory") -> None:
-    """Decode the stored memory logs again with another entity threshold (no model run)."""
+def redecode(nlp: Language, docs: List[Doc], entity_threshold: float, new_entity_bias: float = 1.0,
+             component: str = "entity_memory") -> None:
+    """Decode the stored memory logs again with other decision settings (no model run)."""
     pipe = nlp.get_pipe(component)
-    pipe.cfg["entity_threshold"] = entity_threshold
+    pipe.cfg.update(entity_threshold=entity_threshold, new_entity_bias=new_entity_bias)
     logs = []
     for doc in docs:
         log = dict(doc._.entity_memory_log)
-        log["action"], log["cell"] = decode_actions(log, entity_threshold)
+        log["action"], log["cell"] = decode_actions(log, entity_threshold, new_entity_bias)
         logs.append(log)
     pipe.set_annotations(docs, logs)
 
 
-def select_entity_threshold(nlp: Language, corpus: Path, batch_size: int = 4,
-                            thresholds: Sequence[float] = THRESHOLDS
-                            ) -> Tuple[float, Dict[float, float]]:
-    """The entity threshold with the best CoNLL F1 on ``corpus`` (ties: the one closest to 0.5), and the
-    F1 of every threshold tried."""
+def select_decisions(nlp: Language, corpus: Path, batch_size: int = 4, thresholds: Sequence[float] = THRESHOLDS,
+                     biases: Sequence[float] = BIASES) -> Tuple[Tuple[float, float], Dict[Tuple[float, float], float]]:
+    """The (entity_threshold, new_entity_bias) with the best CoNLL F1 on ``corpus`` (ties: closest to
+    (0.5, 1)), and the F1 of every pair tried. The model runs once; only the decoding is repeated."""
     references = _read(nlp, corpus)
     predicted, _ = _predict(nlp, references, batch_size)
     results = {}
     for threshold in thresholds:
-        redecode(nlp, predicted, threshold)
-        results[threshold] = score_entity_memory([Example(p, r) for p, r in zip(predicted, references)])["coref_conll_f"]
-    best = max(results, key=lambda t: (results[t], -abs(t - 0.5)))
+        for bias in biases:
+            redecode(nlp, predicted, threshold, bias)
+            examples = [Example(p, r) for p, r in zip(predicted, references)]
+            results[(threshold, bias)] = score_entity_memory(examples)["coref_conll_f"]
+    best = max(results, key=lambda k: (results[k], -abs(k[0] - 0.5) - abs(k[1] - 1.0)))
     return best, results
 
 

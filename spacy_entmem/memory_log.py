@@ -16,9 +16,11 @@ MemoryLog = Dict[str, numpy.ndarray]
 Mention = Tuple[int, int, int]  # start, end (exclusive), entity id
 
 
-def decode_actions(log: MemoryLog, entity_threshold: float = 0.5) -> Tuple[numpy.ndarray, numpy.ndarray]:
+def decode_actions(log: MemoryLog, entity_threshold: float = 0.5,
+                   new_entity_bias: float = 1.0) -> Tuple[numpy.ndarray, numpy.ndarray]:
     """Hard decision per token: IGNORE below the entity threshold, else the larger of the overwrite
-    probability (on its cell) and the best coreference probability; ties go to COREF, then lowest cell."""
+    probability (on its cell, times ``new_entity_bias``) and the best coreference probability; ties go to
+    COREF, then lowest cell."""
     entity, overwrite, coref = log["entity"], log["overwrite"], log["coref"]
     n_tokens = entity.shape[0]
     actions = numpy.zeros(n_tokens, dtype=numpy.int8)
@@ -29,7 +31,7 @@ def decode_actions(log: MemoryLog, entity_threshold: float = 0.5) -> Tuple[numpy
     co_cell = coref.argmax(axis=1)
     rows = numpy.arange(n_tokens)
     is_entity = entity >= entity_threshold
-    is_new = overwrite[rows, ow_cell] > coref[rows, co_cell]
+    is_new = overwrite[rows, ow_cell] * new_entity_bias > coref[rows, co_cell]
     actions[is_entity & is_new] = OVERWRITE
     actions[is_entity & ~is_new] = COREF
     cells[:] = numpy.where(is_new, ow_cell, co_cell)
@@ -104,10 +106,23 @@ def span_link_probability(
     return best
 
 
-def steps_overlapping(log: MemoryLog, token_range: Tuple[int, int]) -> List[int]:
-    """The steps of a span-level log whose candidate span overlaps ``token_range``."""
+def steps_matching(log: MemoryLog, token_range: Tuple[int, int]) -> List[int]:
+    """The steps of a span-level log that stand for ``token_range``: the candidate with exactly that span;
+    else the candidates inside it (``Smith`` of ``John Smith``); else the shortest candidates containing it.
+    (A long candidate that also covers another annotated span must not stand for both.)"""
     start, end = token_range
-    return [t for t, (s, e) in enumerate(log["spans"].tolist()) if s < end and start < e]
+    spans = [tuple(span) for span in log["spans"].tolist()]
+    exact = [t for t, span in enumerate(spans) if span == (start, end)]
+    if exact:
+        return exact
+    inside = [t for t, (s, e) in enumerate(spans) if start <= s and e <= end]
+    if inside:
+        return inside
+    containing = [t for t, (s, e) in enumerate(spans) if s <= start and end <= e]
+    if not containing:
+        return []
+    shortest = min(spans[t][1] - spans[t][0] for t in containing)
+    return [t for t in containing if spans[t][1] - spans[t][0] == shortest]
 
 
 def steps_link_probability(log: MemoryLog, first: List[int], second: List[int], floor: float = 1e-6) -> float:

@@ -8,7 +8,7 @@ from spacy.util import registry
 from .attributes import coref_clusters, coref_mentions
 from .coref_metrics import CorefScorer
 from .gap.scoring import GapGold, select_threshold
-from .memory_log import span_link_probability, steps_link_probability, steps_overlapping
+from .memory_log import span_link_probability, steps_link_probability, steps_matching
 from .supervision import cluster_groups, find_gap_group, gap_spans
 
 
@@ -28,8 +28,8 @@ def gap_pair_probabilities(eg: Example, group) -> Tuple[float, float]:
         )
     spans = gap_spans(group)
     a, b, p = (_aligned_range(eg, spans[k], True) for k in ("A", "B", "PRONOUN"))
-    if "spans" in log:  # span model: the candidates that overlap each annotated span
-        a, b, p = (steps_overlapping(log, rng) for rng in (a, b, p))
+    if "spans" in log:  # span model: the candidates that stand for each annotated span
+        a, b, p = (steps_matching(log, rng) for rng in (a, b, p))
         return steps_link_probability(log, a, p), steps_link_probability(log, b, p)
     return span_link_probability(log, a, p), span_link_probability(log, b, p)
 

@@ -38,3 +38,24 @@ def test_empty_log():
     actions, cells = decode_actions(make_log(numpy.zeros(0), numpy.zeros((0, 3)), numpy.zeros((0, 3))))
     assert actions.shape == cells.shape == (0,)
     assert decode_mentions(actions, cells) == []
+
+
+def test_new_entity_bias_turns_close_coref_decisions_into_new_entities():
+    import numpy
+
+    log = {"entity": numpy.array([0.9, 0.9]), "overwrite": numpy.array([[0.9, 0.0], [0.3, 0.0]]),
+           "coref": numpy.array([[0.0, 0.0], [0.0, 0.6]])}
+    assert decode_actions(log)[0].tolist() == [OVERWRITE, COREF]
+    assert decode_actions(log, new_entity_bias=4.0)[0].tolist() == [OVERWRITE, OVERWRITE]
+
+
+def test_steps_matching_prefers_exact_then_inner_then_shortest_containing():
+    import numpy
+
+    from spacy_entmem.memory_log import steps_matching
+
+    log = {"spans": numpy.array([[0, 2], [1, 2], [0, 6], [4, 5], [3, 6]])}
+    assert steps_matching(log, (0, 2)) == [0]
+    assert steps_matching(log, (1, 3)) == [1]  # the inner candidate, not [0, 6]
+    assert steps_matching(log, (5, 6)) == [4]  # shortest containing: [3, 6] rather than [0, 6]
+    assert steps_matching(log, (7, 8)) == []

@@ -154,19 +154,22 @@ def test_standalone_evaluation_writes_conll_2012_and_selects_a_threshold(span_nl
     from typer.testing import CliRunner
 
     from spacy_entmem.cli import app
-    from spacy_entmem.coref_evaluate import select_entity_threshold
+    from spacy_entmem.coref_evaluate import select_decisions
     from spacy_entmem.corpora.brackets import parse_column
 
     corpus = tmp_path / "gold.spacy"
     DocBin(docs=[litbank_piece], store_user_data=True).to_disk(corpus)
-    best, tried = select_entity_threshold(span_nlp, corpus)
-    assert best in tried and tried[best] == max(tried.values())
+    best, tried = select_decisions(span_nlp, corpus, thresholds=(0.3, 0.5, 0.9), biases=(1.0, 4.0))
+    assert best in tried and tried[best] == max(tried.values()) and len(tried) == 6
     span_nlp.to_disk(tmp_path / "model")
     result = CliRunner().invoke(app, ["coref-evaluate", str(tmp_path / "model"), str(corpus), "--output-dir",
                                       str(tmp_path / "out"), "--name", "piece", "--select-on", str(corpus)])
     assert result.exit_code == 0, result.output
     scores = __import__("json").loads((tmp_path / "out" / "piece.json").read_text())
-    assert scores["entity_threshold"] == best and scores["documents"] == 1
+    from spacy_entmem.coref_evaluate import BIASES, THRESHOLDS
+
+    assert scores["entity_threshold"] in THRESHOLDS and scores["new_entity_bias"] in BIASES
+    assert scores["documents"] == 1 and scores["decisions_selected_on"] == str(corpus)
     for key in ("coref_conll_f", "coref_lea_f", "coref_nosingletons_conll_f", "coref_muc_f"):
         assert 0.0 <= scores[key] <= 1.0
     lines = (tmp_path / "out" / "piece.gold.conll").read_text().splitlines()
@@ -184,9 +187,10 @@ def test_ship_default_sets_the_selected_threshold(span_nlp, tmp_path):
     span_nlp.to_disk(tmp_path / "trained")
     target = tmp_path / "shipped"
     result = CliRunner().invoke(app, ["ship-default", str(tmp_path / "trained"), "--target", str(target),
-                                      "--entity-threshold", "0.97"])
+                                      "--entity-threshold", "0.97", "--new-entity-bias", "4"])
     assert result.exit_code == 0, result.output
-    assert spacy.load(target).get_pipe("entity_memory").cfg["entity_threshold"] == 0.97
+    cfg = spacy.load(target).get_pipe("entity_memory").cfg
+    assert cfg["entity_threshold"] == 0.97 and cfg["new_entity_bias"] == 4.0
     result = CliRunner().invoke(app, ["ship-default", str(tmp_path / "trained"), "--target", str(target),
                                       "--entity-threshold", "1.5"])
     assert result.exit_code == 1 and "entity_threshold must be in [0, 1]" in result.output

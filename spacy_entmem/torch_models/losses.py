@@ -8,6 +8,7 @@ from ..targets import DocSupervision
 from .outputs import MemoryOutput, log_link_probability
 
 EPS = 1e-6
+NEW_ENTITY_SMOOTHING = 1e-3
 
 
 def _token_pairs(sups: Sequence[DocSupervision]) -> Tuple[List[int], List[int], List[int], List[int]]:
@@ -71,7 +72,10 @@ def new_entity_loss(out: MemoryOutput, sups: Sequence[DocSupervision]) -> torch.
             continue
         steps = torch.tensor([t for t, _ in sup.new_entity])
         target = torch.tensor([y for _, y in sup.new_entity], dtype=out.entity.dtype)
-        share = out.overwrite[b, steps].sum(-1) / out.entity[b, steps].clamp(min=EPS)
+        new = out.overwrite[b, steps].sum(-1)
+        old = out.coref[b, steps].sum(-1)
+        # smoothed so that a vanishing entity mass gives a bounded gradient, never 0/0 (a NaN in training)
+        share = (new + NEW_ENTITY_SMOOTHING) / (new + old + 2 * NEW_ENTITY_SMOOTHING)
         total = total + F.binary_cross_entropy(share.clamp(EPS, 1 - EPS), target, reduction="sum")
     return total / max(len(sups), 1)
 

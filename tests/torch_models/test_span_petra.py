@@ -74,3 +74,18 @@ def test_chunked_encoding_equals_one_pass():
     lengths = torch.tensor([50, 31])
     assert torch.allclose(encode_left_to_right(module.encoder, X, lengths, chunk=7),
                           encode_left_to_right(module.encoder, X, lengths), atol=1e-6)
+
+
+def test_new_entity_loss_has_finite_gradients_when_the_entity_mass_vanishes():
+    from spacy_entmem.targets import DocSupervision
+    from spacy_entmem.torch_models.losses import new_entity_loss
+    from spacy_entmem.torch_models.outputs import MemoryOutput
+
+    entity = torch.tensor([[1e-9, 0.5]], requires_grad=True)
+    overwrite = torch.tensor([[[0.0, 0.0], [0.2, 0.0]]], requires_grad=True)
+    coref = torch.tensor([[[1e-9, 0.0], [0.3, 0.0]]], requires_grad=True)
+    out = MemoryOutput(entity, overwrite, coref, overwrite.detach(), torch.tensor([2]))
+    loss = new_entity_loss(out, [DocSupervision(2, new_entity=[(0, 1.0), (1, 0.0)])])
+    loss.backward()
+    assert torch.isfinite(loss) and torch.isfinite(overwrite.grad).all() and torch.isfinite(coref.grad).all()
+    assert overwrite.grad.abs().max() < 1e4
