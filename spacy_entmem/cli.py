@@ -294,6 +294,8 @@ def ship_default(
     entity_threshold: Optional[float] = typer.Option(None, help="Set entity_memory's entity_threshold (e.g. the "
                                                      "one coref-evaluate --select-on chose)"),
     new_entity_bias: Optional[float] = typer.Option(None, help="Set entity_memory's new_entity_bias"),
+    decisions_from: Optional[Path] = typer.Option(None, exists=True, dir_okay=False,
+                                                  help="Take both from a coref-evaluate --select-on JSON"),
 ) -> None:
     """Copy a trained pipeline into the package as the default one, check it loads and annotates."""
     import shutil
@@ -308,6 +310,9 @@ def ship_default(
     if target.exists():
         shutil.rmtree(target)
     shutil.copytree(source, target)
+    if decisions_from is not None:
+        chosen = json.loads(decisions_from.read_text(encoding="utf8"))
+        entity_threshold, new_entity_bias = chosen["entity_threshold"], chosen["new_entity_bias"]
     if entity_threshold is not None and not 0.0 <= entity_threshold <= 1.0:
         msg.fail(f"entity_threshold must be in [0, 1], got {entity_threshold}", exits=1)
     if new_entity_bias is not None and not new_entity_bias > 0:

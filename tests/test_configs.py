@@ -129,4 +129,6 @@ def test_transformer_windows_are_strided_and_the_memory_carries_across_them(mixe
     decisions = [numpy.concatenate([log["overwrite"][[index[span] for span in late]],
                                     log["coref"][[index[span] for span in late]]])
                  for log, index in zip((first, second), steps)]
-    assert numpy.abs(decisions[0] - decisions[1]).max() > 1e-3
+    # without carry-over these would be bit-identical (same window outputs, same computation); any change
+    # comes through the memory state carried from the first window
+    assert numpy.abs(decisions[0] - decisions[1]).max() > 1e-6

@@ -12,10 +12,13 @@ def test_shipped_pipeline_loads_and_annotates_the_samples():
     texts = [p.read_text(encoding="utf8") for p in sorted(SAMPLES.glob("*.txt"))]
     assert len(texts) >= 3
     docs = list(nlp.pipe(texts))
+    assert nlp.pipe_names == ["tok2vec", "span_finder", "entity_memory"]
     for doc in docs:
         log = doc._.entity_memory_log
-        assert log["entity"].shape == (len(doc),)
-        assert 0 < len(doc.spans["coref_mentions"]) < len(doc)
+        candidates = {(s.start, s.end) for s in doc.spans["mention_candidates"]}
+        assert log["entity"].shape == (len(candidates),) and log["spans"].shape == (len(candidates), 2)
+        mentions = [(s.start, s.end) for s in doc.spans["coref_mentions"]]
+        assert 0 < len(mentions) < len(doc) and set(mentions) <= candidates
     # A trained memory links at least one pronoun in the samples to an earlier mention.
     assert any(doc._.has_coref for doc in docs)
     for doc in docs:

@@ -194,3 +194,20 @@ def test_ship_default_sets_the_selected_threshold(span_nlp, tmp_path):
     result = CliRunner().invoke(app, ["ship-default", str(tmp_path / "trained"), "--target", str(target),
                                       "--entity-threshold", "1.5"])
     assert result.exit_code == 1 and "entity_threshold must be in [0, 1]" in result.output
+
+
+def test_ship_default_takes_the_decisions_chosen_by_coref_evaluate(span_nlp, tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from spacy_entmem.cli import app
+
+    span_nlp.to_disk(tmp_path / "trained")
+    chosen = tmp_path / "chosen.json"
+    chosen.write_text(json.dumps({"entity_threshold": 0.8, "new_entity_bias": 2.0, "coref_conll_f": 0.1}))
+    result = CliRunner().invoke(app, ["ship-default", str(tmp_path / "trained"), "--target", str(tmp_path / "s"),
+                                      "--decisions-from", str(chosen)])
+    assert result.exit_code == 0, result.output
+    cfg = spacy.load(tmp_path / "s").get_pipe("entity_memory").cfg
+    assert (cfg["entity_threshold"], cfg["new_entity_bias"]) == (0.8, 2.0)

@@ -63,8 +63,8 @@ def prepare(source: Path, target: Path, parser_model: str) -> None:
 def assemble(tok2vec_source: str, clusterer: Path, resolver: Path, target: Path) -> None:
     nlp = spacy.blank("en")
     nlp.add_pipe("tok2vec", source=spacy.load(tok2vec_source))
-    nlp.add_pipe("experimental_coref", name="coref", source=spacy.load(clusterer))
-    nlp.add_pipe("experimental_span_resolver", name="span_resolver", source=spacy.load(resolver))
+    nlp.add_pipe("coref", source=spacy.load(clusterer))
+    nlp.add_pipe("span_resolver", source=spacy.load(resolver))
     nlp.to_disk(target)
     print(f"assembled {nlp.pipe_names} -> {target}")
 

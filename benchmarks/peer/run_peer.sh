@@ -45,7 +45,8 @@ done
 ( ulimit -v 16000000; timeout 600 "$PEER" "$SCRIPT" long "$ROOT/training/peer/pipeline" "$ROOT/corpus/peer/test.spacy" 100000 \
   || echo "{\"tokens\": 100000, \"error\": \"exit status $? (137: killed, 124: over 10 minutes)\"}" ) | tail -1 > "$OUT/peer_100k.json"
 cd "$ROOT"
-python -m spacy_entmem coref-evaluate "$OURS" corpus/litbank/test.spacy --output-dir "$OUT" --name ours_litbank_test
+python -m spacy_entmem coref-evaluate "$OURS" corpus/litbank/test.spacy --output-dir "$OUT" --name ours_litbank_test \
+  --select-on corpus/litbank/dev.spacy
 python benchmarks/peer/score.py corpus/litbank/test.spacy "$OUT/test_predicted.spacy" "$OUT/peer_speed.json" \
   "$OUT/ours_litbank_test.json" "$OUT/peer_100k.json" > "$OUT/comparison.md"
 cat "$OUT/comparison.md"
