@@ -9,6 +9,8 @@ from spacy.util import registry
 from thinc.api import ArgsKwargs, Model, PyTorchWrapper_v2, chain, torch2xp, xp2torch
 from thinc.types import Floats2d, Ints1d, Ints2d
 
+from .mention_attributes import MentionAttributes, StringIds, mention_attributes
+from .torch_models.mention_memory import MentionMemory, validate_mention_memory_config
 from .torch_models.outputs import MemoryOutput, pad_sequences
 from .torch_models.petra import PetraMemory, validate_memory_config
 from .torch_models.referential_reader import ReferentialReaderMemory, validate_reader_config
@@ -22,6 +24,7 @@ UNTRAINED_MESSAGE = (
 MEMORY_LAYER = "petra_memory"  # the node name of every memory layer (kept from v1 for saved pipelines)
 TOKEN_IDS_LAYER = "lm_token_ids"
 SPANS_LAYER = "mention_spans"
+ATTRIBUTES_LAYER = "mention_attributes"
 UNKNOWN_WORD = 0
 # token vectors | (vectors, LM token ids) | (vectors, None, candidate spans (M, 2) per doc)
 MemoryInput = Union[List[Floats2d], Tuple[List[Floats2d], List[Ints1d]],
@@ -120,6 +123,54 @@ def build_span_petra(
     return chain(with_spans(tok2vec), memory_layer(build, n_cells))
 
 
+@registry.architectures("spacy_entmem.MentionMemory.v1")
+def build_mention_memory(
+    tok2vec: Model[List[Doc], List[Floats2d]],
+    hidden_width: int = 200,
+    n_cells: int = 20,
+    mlp_width: int = 200,
+    usage_decay: float = 0.98,
+    dropout: float = 0.3,
+    max_span_width: int = 20,
+    width_embedding: int = 20,
+    feature_width: int = 16,
+) -> Model[Tuple[List[Doc], List[Ints2d], Optional[List[Ints1d]]], MemoryOutput]:
+    """(docs, candidate spans, gold cluster per candidate or None) → token vectors → GRU → a bounded memory
+    over candidate mentions that chooses IGNORE / OVERWRITE / COREF cell i at every step, trained with
+    teacher forcing, greedy at inference (see torch_models/mention_memory.py)."""
+    problems = validate_mention_memory_config(n_cells, hidden_width, mlp_width, usage_decay, dropout,
+                                              max_span_width, width_embedding, feature_width)
+    if problems:
+        raise ValueError("[spacy-entmem] invalid MentionMemory config: " + "; ".join(problems))
+
+    def build(width: int) -> MentionMemory:
+        return MentionMemory(width, hidden_width, n_cells, mlp_width, usage_decay, dropout, max_span_width,
+                             width_embedding, feature_width)
+
+    return chain(with_mention_attributes(tok2vec), memory_layer(build, n_cells))
+
+
+def with_mention_attributes(tok2vec: Model) -> Model:
+    """(docs, spans, clusters) → (token vectors, None, spans, candidate attributes, clusters)."""
+    return Model(ATTRIBUTES_LAYER, attributes_forward, init=spans_init, layers=[tok2vec])
+
+
+def attributes_forward(model: Model, X: Tuple[List[Doc], List[Ints2d], Optional[List[Ints1d]]], is_train: bool):
+    docs, spans, clusters = X
+    vectors, backprop_tok2vec = model.layers[0](docs, is_train)
+    ids = StringIds()
+    attributes = [mention_attributes(doc, s.tolist(), ids).as_matrix() for doc, s in zip(docs, spans)]
+
+    def backprop(d_output):
+        return backprop_tok2vec(d_output[0])
+
+    return (vectors, None, spans, attributes, clusters), backprop
+
+
+def is_teacher_forced(model: Model) -> bool:
+    return find_layer(model, ATTRIBUTES_LAYER) is not None
+
+
 def with_spans(tok2vec: Model) -> Model:
     """(docs, spans) → (token vectors, None, spans): passes the candidate spans past the tok2vec."""
     return Model(SPANS_LAYER, spans_forward, init=spans_init, layers=[tok2vec])
@@ -141,7 +192,8 @@ def spans_forward(model: Model, X: Tuple[List[Doc], List[Ints2d]], is_train: boo
 
 
 def is_span_model(model: Model) -> bool:
-    return find_layer(model, SPANS_LAYER) is not None
+    """Whether the model steps over candidate mentions (span PeTra or the mention memory)."""
+    return find_layer(model, SPANS_LAYER) is not None or is_teacher_forced(model)
 
 
 def memory_layer(build: Callable[[int], torch.nn.Module], n_cells: int) -> Model:
@@ -241,7 +293,7 @@ def torch_memory(model: Model) -> Optional[torch.nn.Module]:
 
 def convert_inputs(model: Model, X: MemoryInput, is_train: bool):
     parts = X if isinstance(X, tuple) else (X,)
-    vectors, ids, spans = (tuple(parts) + (None, None))[:3]
+    vectors, ids, spans, attributes, clusters = (tuple(parts) + (None,) * 4)[:5]
     lengths = [len(x) for x in vectors]
     tensors = [xp2torch(model.ops.asarray2f(x)) for x in vectors]
     padded = pad_sequences(tensors).detach().requires_grad_(is_train)
@@ -250,6 +302,10 @@ def convert_inputs(model: Model, X: MemoryInput, is_train: bool):
         kwargs["token_ids"] = pad_sequences([torch.from_numpy(i) for i in ids])
     if spans is not None:
         kwargs["spans"], kwargs["n_spans"] = pad_spans(spans)
+    if attributes is not None:
+        kwargs["attributes"] = pad_rows(attributes, len(MentionAttributes.FIELDS), PADDING_ATTRIBUTES)
+    if clusters is not None:
+        kwargs["clusters"] = pad_rows([c[:, None] for c in clusters], 1, (-1,)).squeeze(-1)
 
     def backprop(d_inputs: ArgsKwargs) -> MemoryInput:
         d_padded = d_inputs.args[0]
@@ -275,12 +331,24 @@ def pad_spans(spans: List[Ints2d]) -> Tuple[torch.Tensor, torch.Tensor]:
     return padded, torch.tensor(counts)
 
 
+PADDING_ATTRIBUTES = (-1, -1, 0, 0, 0, 0, 0)  # no string, not a pronoun, nothing known
+
+
+def pad_rows(rows: List[numpy.ndarray], width: int, fill: Tuple[int, ...]) -> torch.Tensor:
+    """(B, M, width) int64 from per-doc (M_i, width) arrays, padded with the row ``fill``."""
+    padded = torch.tensor(fill, dtype=torch.int64).repeat(len(rows), max((len(r) for r in rows), default=0), 1)
+    for i, r in enumerate(rows):
+        if len(r):
+            padded[i, : len(r)] = torch.as_tensor(numpy.asarray(r, dtype="int64").reshape(-1, width))
+    return padded
+
+
 def convert_outputs(model: Model, inputs_outputs: Tuple, is_train: bool):
     _, out = inputs_outputs
     if not is_train:
         return out, lambda d_out: None
     leaves = [t.detach().requires_grad_(True) for t in out.tensors()]
-    detached = MemoryOutput.from_tensors(leaves, out.lengths)
+    detached = out.with_tensors(leaves)
 
     def backprop(grads: List[Optional[torch.Tensor]]) -> ArgsKwargs:
         used = [(t, g) for t, g in zip(out.tensors(), grads) if g is not None and t.requires_grad]

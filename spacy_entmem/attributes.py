@@ -41,29 +41,62 @@ def choose_main(spans: List[Span]) -> int:
     return 0
 
 
+POSSESSIVE_ONLY = {"my", "your", "his", "its", "our", "their", "whose"}  # "her" is also an object
+NOT_A_NOUN_AFTER_HER = {
+    "to", "and", "or", "but", "in", "of", "at", "with", "for", "by", "from", "as", "that", "than", "on", "up",
+    "down", "out", "off", "away", "back", "again", "so", "if", "when", "too", "very", "a", "an", "the", "this",
+    "it", "is", "was", "be", "had", "have", "not",
+}
+ARTICLES = {"the", "a", "an", "this", "that", "these", "those"}
+
+
+def is_possessive_pronoun(token: Token) -> bool:
+    """Whether a pronoun token is a possessive determiner ("his", "her book"): the tagger's PRP$ when the
+    doc has tags, else the word ("her" only when a word that may start a noun phrase follows)."""
+    if token.doc.has_annotation("TAG") and token.tag_:
+        return token.tag_ == "PRP$" or token.tag_ == "WP$"
+    word = token.lower_
+    if word in POSSESSIVE_ONLY:
+        return True
+    if word != "her" or token.i + 1 >= len(token.doc):
+        return False
+    following = token.doc[token.i + 1]
+    return following.is_alpha and following.lower_ not in NOT_A_NOUN_AFTER_HER
+
+
+def _base_name(main: Span) -> str:
+    """The main mention's text without a trailing possessive ('s, ’s or a lone apostrophe)."""
+    tokens = list(main)
+    if len(tokens) > 1 and tokens[-1].lower_ in ("'s", "’s", "'", "’"):
+        tokens = tokens[:-1]
+    return "".join(t.text_with_ws for t in tokens).strip()
+
+
+def _replacement(pronoun: Token, main: Span) -> str:
+    text = _base_name(main)
+    first = main[0]
+    sentence_initial = pronoun.i == 0 or pronoun.is_sent_start or pronoun.doc[pronoun.i - 1].text in ".!?\"“\n"
+    if first.lower_ in ARTICLES:  # "The doctor" → "the doctor" mid-sentence, "The doctor" at a sentence start
+        text = (text[0].upper() if sentence_initial else text[0].lower()) + text[1:]
+    if is_possessive_pronoun(pronoun):
+        text += "'" if text.endswith("s") and main[-1].lower_ in ("'", "’") else "'s"
+    return text
+
+
 def coref_resolved(doc: Doc) -> str:
-    """The text with each mention replaced by its cluster's main mention (possessives keep 's)."""
+    """The text with each pronoun mention replaced by its cluster's main mention: possessive pronouns
+    become the name's possessive ("his" → "Turing's", never "Turing's's"), object and subject pronouns the
+    name itself. Other mentions keep their words."""
     replacements = {}
     for group in coref_clusters(doc):
         main = main_mention(group)
+        if main.text.lower() in PRONOUNS:
+            continue  # a cluster of pronouns only: nothing to resolve them to
         for span in group:
-            if span.start == main.start and span.end == main.end:
-                continue
-            text = main.text
-            if span.text.lower() in POSSESSIVES:
-                text += "'s"
-            replacements[span.start] = (span.end, text)
-    pieces = []
-    i = 0
-    while i < len(doc):
-        if i in replacements:
-            end, text = replacements[i]
-            pieces.append(text + doc[end - 1].whitespace_)
-            i = end
-        else:
-            pieces.append(doc[i].text_with_ws)
-            i += 1
-    return "".join(pieces)
+            if len(span) == 1 and span.text.lower() in PRONOUNS - {"this", "that", "these", "those", "which"} \
+                    and not (main.start <= span.start < main.end):
+                replacements[span.start] = _replacement(span[0], main)
+    return "".join(replacements[t.i] + t.whitespace_ if t.i in replacements else t.text_with_ws for t in doc)
 
 
 def span_cluster(span: Span) -> Optional[SpanGroup]:

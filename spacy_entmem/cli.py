@@ -109,7 +109,10 @@ def coref_evaluate(
     name: str = typer.Option("test", help="File name stem: <name>.json, <name>.gold.conll, <name>.pred.conll"),
     batch_size: int = typer.Option(4, help="nlp.pipe batch size"),
     select_on: Optional[Path] = typer.Option(None, exists=True, dir_okay=False,
-                                             help="Choose entity_threshold by CoNLL F1 on this corpus (dev) first"),
+                                             help="Choose entity_threshold and new_entity_bias on this corpus (dev) first"),
+    select_by: str = typer.Option("lea", help="F1 that chooses the decision settings: lea or conll"),
+    decisions_from: Optional[Path] = typer.Option(None, exists=True, dir_okay=False,
+                                                  help="Use the decision settings of an earlier coref-evaluate JSON"),
 ) -> None:
     """MUC, B³, CEAF-e, CoNLL F1 and LEA (exact mentions, with and without singletons); writes CoNLL-2012
     files so the reference scorer can be run: scorer.pl all <name>.gold.conll <name>.pred.conll none."""
@@ -117,23 +120,52 @@ def coref_evaluate(
 
     nlp = load_pipeline(model)
     memory = nlp.get_pipe("entity_memory")
+    if decisions_from is not None:
+        chosen = json.loads(decisions_from.read_text(encoding="utf8"))
+        memory.cfg.update(entity_threshold=chosen["entity_threshold"], new_entity_bias=chosen["new_entity_bias"])
     if select_on is not None:
-        (threshold, bias), tried = select_decisions(nlp, select_on, batch_size)
-        msg.info(f"entity_threshold {threshold}, new_entity_bias {bias}: CoNLL F1 {100 * tried[threshold, bias]:.1f} "
-                 f"on {select_on} ({len(tried)} settings tried)")
+        (threshold, bias), tried = select_decisions(nlp, select_on, batch_size, metric=select_by)
+        msg.info(f"entity_threshold {threshold}, new_entity_bias {bias}: {select_by} F1 "
+                 f"{100 * tried[threshold, bias]:.1f} on {select_on} ({len(tried)} settings tried)")
         memory.cfg.update(entity_threshold=threshold, new_entity_bias=bias)
     scores = evaluate_corpus(nlp, corpus, output_dir, name, batch_size)
     scores["entity_threshold"] = memory.cfg["entity_threshold"]
     scores["new_entity_bias"] = memory.cfg.get("new_entity_bias", 1.0)
-    scores["decisions_selected_on"] = str(select_on) if select_on else None
+    scores["decisions_selected_on"] = str(select_on) if select_on else (
+        json.loads(decisions_from.read_text(encoding="utf8")).get("decisions_selected_on") if decisions_from else None)
     (output_dir / f"{name}.json").write_text(json.dumps(scores, indent=2), encoding="utf8")
-    rows = [(metric, f"{100 * scores[f'coref_{metric}_f']:.1f}", f"{100 * scores[f'coref_nosingletons_{metric}_f']:.1f}")
+    baselines = scores["baselines"]
+    rows = [(metric, f"{100 * scores[f'coref_{metric}_f']:.1f}", f"{100 * scores[f'coref_nosingletons_{metric}_f']:.1f}",
+             *(f"{100 * baselines[b][f'{metric}_f']:.1f}" for b in ("rule_predicted_mentions",
+                                                                      "singletons_predicted_mentions",
+                                                                      "rule_gold_mentions")))
             for metric in ("muc", "b3", "ceafe", "conll", "lea")]
     from wasabi import table
 
-    print(table(rows, header=["metric", "F1", "F1 without singletons"], aligns=["l", "r", "r"]))
+    print(table(rows, header=["metric", "F1", "F1 w/o singletons", "rule, our mentions", "singletons, our mentions",
+                              "rule, gold mentions"], aligns=["l", "r", "r", "r", "r", "r"]))
+    print(f"clusters (2+ mentions): predicted {scores['predicted_clusters']}, gold {scores['gold_clusters']}; "
+          f"mentions: predicted {scores['predicted_mentions']}, gold {scores['gold_mentions']}; mention detection "
+          f"P {100 * scores['mention_p']:.1f} R {100 * scores['mention_r']:.1f} F {100 * scores['mention_f']:.1f}; "
+          f"gold mentions among the candidates {100 * scores['candidate_r']:.1f} %")
     msg.good(f"{scores['documents']} docs, {scores['words']} words, {scores['words_per_second']:.0f} words/s; "
              f"wrote {output_dir / name}.json, .gold.conll, .pred.conll")
+
+
+@app.command("learning-curves")
+def learning_curves(
+    log: Path = typer.Argument(..., exists=True, dir_okay=False, help="log.jsonl of spacy_entmem.TimedConsoleLogger.v1"),
+    output: Path = typer.Argument(..., help="PNG to write"),
+    title: str = typer.Option("", help="Figure title"),
+) -> None:
+    """Plot dev CoNLL F1, LEA and mention-candidate recall against training steps."""
+    from .plots import plot_learning_curves
+
+    records = [json.loads(line) for line in log.read_text(encoding="utf8").splitlines() if line.strip()]
+    plot_learning_curves(records, output, title)
+    best = max(records, key=lambda r: r["score"])
+    msg.good(f"wrote {output}: {len(records)} evaluations; best score {best['score']:.3f} at step {best['step']} "
+             f"(epoch {best['epoch']}, {best['seconds']:.0f} s)")
 
 
 @app.command("annotate")

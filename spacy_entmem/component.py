@@ -1,4 +1,5 @@
 """The ``entity_memory`` pipeline component: spaCy glue around the memory model."""
+import math
 import re
 from itertools import islice
 from typing import Any, Callable, Dict, Iterable, List, Optional
@@ -15,7 +16,7 @@ from thinc.api import Config, Model, Optimizer
 
 from .architectures import (
     TOKEN_IDS_LAYER, UNTRAINED_MESSAGE, build_torch_layer, count_lm_vocabulary, find_layer, find_memory_layer,
-    is_span_model, lm_vocab_size, set_lm_vocabulary, torch_memory,
+    is_span_model, is_teacher_forced, lm_vocab_size, set_lm_vocabulary, torch_memory,
 )
 from .attributes import ROLE, choose_main, register_extensions
 from .memory_log import (
@@ -150,6 +151,7 @@ class EntityMemory(TrainablePipe):
             raise ValueError(f"[spacy-entmem] invalid entity_memory config: candidates_key {candidates_key!r} "
                              "must be a non-empty span key distinct from mentions_key and gap_key")
         register_extensions()
+        self._negatives_rng = numpy.random.default_rng(0)
         self.vocab = vocab
         self.model = model
         self.name = name
@@ -178,7 +180,12 @@ class EntityMemory(TrainablePipe):
         if not docs:
             return []
         spans = [self.candidates(doc) for doc in docs] if is_span_model(self.model) else None
-        out = self.model.predict(docs if spans is None else (docs, spans))
+        forced = is_teacher_forced(self.model)
+        if forced:
+            self._set_decision_offsets()
+            out = self.model.predict((docs, spans, None))
+        else:
+            out = self.model.predict(docs if spans is None else (docs, spans))
         logs = []
         for i, doc in enumerate(docs):
             n = len(doc) if spans is None else len(spans[i])
@@ -190,10 +197,23 @@ class EntityMemory(TrainablePipe):
             }
             if spans is not None:
                 log["spans"] = spans[i]
-            log["action"], log["cell"] = decode_actions(log, self.cfg["entity_threshold"],
-                                                        self.cfg.get("new_entity_bias", 1.0))
+            if forced:  # the decisions the memory took in its loop: the clusters are its contents
+                log["action"] = out.actions[i, :n].numpy().astype(numpy.int8)
+                log["cell"] = out.cells[i, :n].numpy().astype(numpy.int16)
+            else:
+                log["action"], log["cell"] = decode_actions(log, self.cfg["entity_threshold"],
+                                                            self.cfg.get("new_entity_bias", 1.0))
             logs.append(log)
         return logs
+
+    def _set_decision_offsets(self) -> None:
+        """A teacher-forced memory decides inside its loop: pass it the decision settings as log-space
+        offsets (entity_threshold 0.5 and new_entity_bias 1 leave the argmax unchanged)."""
+        module = torch_memory(self.model)
+        threshold = float(self.cfg["entity_threshold"])  # 1.0: nothing is a mention; 0.0: every candidate is
+        module.ignore_bias = math.inf if threshold >= 1 else -math.inf if threshold <= 0 else \
+            math.log(threshold / (1 - threshold))
+        module.new_entity_bias = math.log(float(self.cfg.get("new_entity_bias", 1.0)))
 
     def set_annotations(self, docs: Iterable[Doc], logs: List[MemoryLog]) -> None:
         prefix = self.cfg["cluster_prefix"]
@@ -241,6 +261,8 @@ class EntityMemory(TrainablePipe):
         losses.setdefault(self.name, 0.0)
         examples = list(examples)
         validate_examples(examples, "EntityMemory.update")
+        if is_teacher_forced(self.model):
+            return self._update_teacher_forced(examples, sgd, losses)
         inputs, sups = self._training_batch(examples)
         if all(sup is None for sup in sups) and not self.weights.language_model:
             return losses
@@ -259,10 +281,51 @@ class EntityMemory(TrainablePipe):
         losses[self.name] += loss
         return losses
 
+    def _update_teacher_forced(self, examples: List[Example], sgd: Optional[Optimizer],
+                               losses: Dict[str, float]) -> Dict[str, float]:
+        """One step of teacher forcing: the memory follows the gold actions; loss = mean −log p(gold
+        action) over the batch's candidate steps."""
+        import torch
+
+        from .torch_models.mention_memory import action_loss
+
+        inputs = self._teacher_forced_batch(examples)
+        out, backprop = self.model.begin_update(inputs)
+        loss = action_loss(out)
+        leaves = out.tensors()
+        grads = torch.autograd.grad(loss, leaves, allow_unused=True)
+        backprop(list(grads))
+        if sgd is not None:
+            self.finish_update(sgd)
+        self.cfg["examples_seen"] += len(examples)
+        losses[self.name] += float(loss.detach())
+        return losses
+
+    def _teacher_forced_batch(self, examples: List[Example]):
+        """(docs, candidates, gold cluster of each candidate: -1 for a non-mention, the lowest of its
+        clusters for a mention in several)."""
+        from .supervision import cluster_groups, gold_mentions
+
+        docs, spans, clusters = [], [], []
+        for eg in examples:
+            docs.append(eg.predicted)
+            if not cluster_groups(eg.reference, self.cfg["cluster_prefix"]):
+                # no full clusters (a GAP paragraph, an unannotated doc): no steps, no loss; the doc stays
+                # in the batch for a shared tok2vec's listener
+                spans.append(numpy.zeros((0, 2), dtype="int64"))
+                clusters.append(numpy.zeros(0, dtype="int64"))
+                continue
+            gold = gold_mentions(eg, self.cfg["gap_key"], self.cfg["cluster_prefix"])
+            candidates = self.training_candidates(eg)
+            spans.append(candidates)
+            clusters.append(numpy.asarray([min(gold[s]) if s in gold else -1 for s in map(tuple, candidates.tolist())],
+                                          dtype="int64"))
+        return docs, spans, clusters
+
     def supervision(self, eg: Example):
         from .supervision import example_supervision
 
-        return example_supervision(eg, self.weights, self.cfg["gap_key"], "coref_clusters")
+        return example_supervision(eg, self.weights, self.cfg["gap_key"], self.cfg["cluster_prefix"])
 
     def candidates(self, doc: Doc) -> numpy.ndarray:
         """The candidate mentions of a doc in step order, (M, 2) [start, end), from
@@ -281,13 +344,12 @@ class EntityMemory(TrainablePipe):
         any), of which at most ``negatives_per_token`` × length are kept, chosen reproducibly."""
         from .supervision import gold_mentions
 
-        gold = set(gold_mentions(eg, self.cfg["gap_key"], "coref_clusters"))
+        gold = set(gold_mentions(eg, self.cfg["gap_key"], self.cfg["cluster_prefix"]))
         group = eg.predicted.spans.get(self.cfg["candidates_key"])
         others = sorted({(s.start, s.end) for s in group} - gold) if group is not None else []
         limit = int(self.cfg["negatives_per_token"] * len(eg.predicted))
-        if len(others) > limit:
-            rng = numpy.random.default_rng(len(eg.predicted) * 7919 + len(others))
-            keep = rng.choice(len(others), size=limit, replace=False)
+        if len(others) > limit:  # other negatives each epoch, reproducibly (one generator per component)
+            keep = self._negatives_rng.choice(len(others), size=limit, replace=False)
             others = [others[i] for i in sorted(keep)]
         return _as_steps(gold | set(others))
 
@@ -315,7 +377,8 @@ class EntityMemory(TrainablePipe):
     ) -> None:
         util.check_lexeme_norms(self.vocab, "entity_memory")
         validate_get_examples(get_examples, "EntityMemory.initialize")
-        inputs, _ = self._training_batch(list(islice(get_examples(), 10)))
+        first = list(islice(get_examples(), 10))
+        inputs = self._teacher_forced_batch(first) if is_teacher_forced(self.model) else self._training_batch(first)[0]
         vocab_size = lm_vocab_size(self.model)
         if self.weights.language_model and not vocab_size:
             raise ValueError(

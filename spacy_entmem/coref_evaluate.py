@@ -3,7 +3,7 @@ tokenization), score MUC / B³ / CEAF-e / CoNLL F1 / LEA with and without single
 predicted clusters in CoNLL-2012 format for the reference scorer."""
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from spacy.language import Language
 from spacy.tokens import Doc, DocBin
@@ -11,8 +11,12 @@ from spacy.training import Example
 
 from .corpora.conll2012 import write_document
 from .corpora.docs import DOC_ID, sentence_lengths_from_flags
+from .architectures import is_teacher_forced
+from .coref_metrics import CorefScorer
 from .memory_log import decode_actions
+from .rule_baseline import singleton_clusters, string_match_clusters
 from .scorers import predicted_clusters, score_entity_memory
+from .span_proposals import CANDIDATES_KEY
 from .supervision import cluster_groups
 
 
@@ -30,6 +34,9 @@ def gold_clusters(doc: Doc, prefix: str = "coref_clusters") -> List[List[tuple]]
 
 THRESHOLDS = tuple(round(0.1 * i, 1) for i in range(1, 10)) + (0.95, 0.97, 0.98, 0.99, 0.995, 0.998, 0.999)
 BIASES = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
+# a memory deciding in its loop runs again per setting: a smaller grid around the argmax (0.5, 1)
+FORCED_THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7)
+FORCED_BIASES = (0.5, 0.7, 1.0, 1.4, 2.0)
 
 
 def _read(nlp: Language, corpus: Path) -> List[Doc]:
@@ -49,9 +56,15 @@ def _predict(nlp: Language, references: List[Doc], batch_size: int):
 
 def redecode(nlp: Language, docs: List[Doc], entity_threshold: float, new_entity_bias: float = 1.0,
              component: str = "entity_memory") -> None:
-    """Decode the stored memory logs again with other decision settings (no model run)."""
+    """Decide again with other decision settings. A memory that decides inside its loop (teacher-forced)
+    runs again over the docs (the upstream annotations are kept); otherwise only the stored memory logs
+    are decoded again."""
     pipe = nlp.get_pipe(component)
     pipe.cfg.update(entity_threshold=entity_threshold, new_entity_bias=new_entity_bias)
+    if is_teacher_forced(pipe.model):
+        for _ in pipe.pipe(docs, batch_size=8):
+            pass
+        return
     logs = []
     for doc in docs:
         log = dict(doc._.entity_memory_log)
@@ -60,10 +73,20 @@ def redecode(nlp: Language, docs: List[Doc], entity_threshold: float, new_entity
     pipe.set_annotations(docs, logs)
 
 
-def select_decisions(nlp: Language, corpus: Path, batch_size: int = 4, thresholds: Sequence[float] = THRESHOLDS,
-                     biases: Sequence[float] = BIASES) -> Tuple[Tuple[float, float], Dict[Tuple[float, float], float]]:
-    """The (entity_threshold, new_entity_bias) with the best CoNLL F1 on ``corpus`` (ties: closest to
-    (0.5, 1)), and the F1 of every pair tried. The model runs once; only the decoding is repeated."""
+SELECTION_METRICS = ("lea", "conll")
+
+
+def select_decisions(nlp: Language, corpus: Path, batch_size: int = 4, thresholds: Optional[Sequence[float]] = None,
+                     biases: Optional[Sequence[float]] = None, metric: str = "lea",
+                     ) -> Tuple[Tuple[float, float], Dict[Tuple[float, float], float]]:
+    """The (entity_threshold, new_entity_bias) with the best ``metric`` F1 (LEA by default: CoNLL F1's
+    MUC part rewards merging) on ``corpus`` (ties: closest to (0.5, 1)), and the F1 of every pair tried.
+    The pipeline runs once; then only the memory (or only its decoding) is repeated."""
+    if metric not in SELECTION_METRICS:
+        raise ValueError(f"[spacy-entmem] selection metric must be one of {SELECTION_METRICS}, got {metric!r}")
+    forced = is_teacher_forced(nlp.get_pipe("entity_memory").model)
+    thresholds = thresholds or (FORCED_THRESHOLDS if forced else THRESHOLDS)
+    biases = biases or (FORCED_BIASES if forced else BIASES)
     references = _read(nlp, corpus)
     predicted, _ = _predict(nlp, references, batch_size)
     results = {}
@@ -71,9 +94,51 @@ def select_decisions(nlp: Language, corpus: Path, batch_size: int = 4, threshold
         for bias in biases:
             redecode(nlp, predicted, threshold, bias)
             examples = [Example(p, r) for p, r in zip(predicted, references)]
-            results[(threshold, bias)] = score_entity_memory(examples)["coref_conll_f"]
+            results[(threshold, bias)] = score_entity_memory(examples)[f"coref_{metric}_f"]
     best = max(results, key=lambda k: (results[k], -abs(k[0] - 0.5) - abs(k[1] - 1.0)))
     return best, results
+
+
+def baseline_scores(examples: Sequence[Example]) -> Dict[str, Dict[str, float]]:
+    """The floors on the same documents (with singletons): the string-match rule and all singletons on
+    the pipeline's own predicted mentions, and the rule on the gold mentions."""
+    scorers = {name: CorefScorer(True) for name in ("rule_predicted_mentions", "singletons_predicted_mentions",
+                                                     "rule_gold_mentions")}
+    for eg in examples:
+        ref = eg.reference
+        key = gold_clusters(ref)
+        words = [t.text for t in ref]
+        predicted_mentions = [span for cluster in predicted_clusters(eg) for span in cluster]
+        gold_mentions = [span for cluster in key for span in cluster]
+        scorers["rule_predicted_mentions"].add(key, string_match_clusters(words, predicted_mentions))
+        scorers["singletons_predicted_mentions"].add(key, singleton_clusters(predicted_mentions))
+        scorers["rule_gold_mentions"].add(key, string_match_clusters(words, gold_mentions))
+    return {name: scorer.scores() for name, scorer in scorers.items()}
+
+
+def cluster_counts(examples: Sequence[Example], candidates_key: str = CANDIDATES_KEY) -> Dict[str, Any]:
+    """Gold and predicted clusters of two or more mentions and mentions, summed over the documents;
+    exact-match mention detection P / R / F of the predicted mentions (singletons included) and the recall
+    of the candidates the memory chose from."""
+    counts = dict.fromkeys(("gold_clusters", "predicted_clusters", "gold_mentions", "predicted_mentions",
+                            "correct_mentions", "gold_mentions_proposed"), 0)
+    for eg in examples:
+        key, response = gold_clusters(eg.reference), predicted_clusters(eg)
+        gold, predicted = {m for c in key for m in c}, {m for c in response for m in c}
+        counts["gold_clusters"] += sum(len(c) > 1 for c in key)
+        counts["predicted_clusters"] += sum(len(c) > 1 for c in response)
+        counts["gold_mentions"] += len(gold)
+        counts["predicted_mentions"] += len(predicted)
+        counts["correct_mentions"] += len(gold & predicted)
+        group = eg.predicted.spans.get(candidates_key)
+        if group is not None:
+            proposed = {(s.start, s.end) for s in eg.get_aligned_spans_x2y(list(group), allow_overlap=True)}
+            counts["gold_mentions_proposed"] += len(gold & proposed)
+    p = counts["correct_mentions"] / counts["predicted_mentions"] if counts["predicted_mentions"] else 0.0
+    r = counts["correct_mentions"] / counts["gold_mentions"] if counts["gold_mentions"] else 0.0
+    counts.update(mention_p=p, mention_r=r, mention_f=2 * p * r / (p + r) if p + r else 0.0,
+                  candidate_r=counts["gold_mentions_proposed"] / counts["gold_mentions"] if counts["gold_mentions"] else 0.0)
+    return counts
 
 
 def evaluate_corpus(nlp: Language, corpus: Path, output_dir: Path, name: str, batch_size: int = 4) -> Dict[str, Any]:
@@ -84,6 +149,8 @@ def evaluate_corpus(nlp: Language, corpus: Path, output_dir: Path, name: str, ba
     predicted, seconds = _predict(nlp, references, batch_size)
     examples = [Example(p, r) for p, r in zip(predicted, references)]
     scores = score_entity_memory(examples)
+    scores["baselines"] = baseline_scores(examples)
+    scores.update(cluster_counts(examples))
     if "coref_conll_f" not in scores:
         raise ValueError(f"[spacy-entmem] {corpus}: no document carries gold 'coref_clusters_N' span groups")
     n_words = sum(len(d) for d in references)

@@ -100,3 +100,37 @@ def plot_f1_by_memory_size(records: List[Dict], labels: Dict[str, str], path: Pa
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+LEARNING_CURVES = (("coref_conll_f", "CoNLL F1"), ("coref_lea_f", "LEA F1"),
+                   ("spans_mention_candidates_r", "candidate recall"))
+
+
+def plot_learning_curves(records: List[Dict], path: Path, title: str = "") -> None:
+    """Dev scores (× 100) against training steps, from a TimedConsoleLogger log (one dict per evaluation
+    with ``step``, ``epoch`` and ``scores``); epochs are marked on the top axis."""
+    if not records:
+        raise ValueError("[spacy-entmem] no evaluations in the training log: nothing to plot")
+    plt = _pyplot()
+    steps = [r["step"] for r in records]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for key, label in LEARNING_CURVES:
+        values = [100 * r["scores"][key] for r in records if key in r["scores"]]
+        if len(values) == len(records):
+            ax.plot(steps, values, marker=".", label=label)
+    firsts = {}
+    for r in records:
+        firsts.setdefault(r["epoch"], r["step"])
+    top = ax.secondary_xaxis("top")
+    top.set_xticks(list(firsts.values()), labels=[str(e) for e in firsts])
+    top.set_xlabel("epoch")
+    ax.set_xlabel("training step")
+    ax.set_ylabel("dev score")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right")
+    if title:
+        ax.set_title(title)
+    fig.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

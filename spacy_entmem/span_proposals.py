@@ -52,6 +52,27 @@ def make_linear_span_finder(
     return finder
 
 
+SENTENCE_FINAL = {".", "!", "?"}
+
+
+def mention_segments(doc: Doc) -> numpy.ndarray:
+    """(len(doc),) a segment id per token such that tokens i..j may form a candidate iff
+    ``segment[i] == segment[j] >= 0``. Segments end at sentence starts (when the doc has them; else after
+    '.', '!' or '?'); a token that holds a line break or is only white space gets -1 and splits segments."""
+    has_sentences = doc.has_annotation("SENT_START")
+    segments = numpy.zeros(len(doc), dtype="int64")
+    running = 0
+    for i, token in enumerate(doc):
+        if i and (token.is_sent_start if has_sentences else doc[i - 1].text in SENTENCE_FINAL):
+            running += 1
+        if "\n" in token.text or token.is_space:
+            segments[i] = -1
+            running += 1
+        else:
+            segments[i] = running
+    return segments
+
+
 class LinearSpanFinder(SpanFinder):
     """``span_finder`` whose start/end pairing visits only ends within ``max_length`` of each start.
 
@@ -81,10 +102,12 @@ class LinearSpanFinder(SpanFinder):
             starts = numpy.flatnonzero(doc_scores[:, 0] >= threshold).tolist()
             ends = numpy.flatnonzero(doc_scores[:, 1] >= threshold).tolist()
             pairs = []
+            segment = mention_segments(doc)
             for start in starts:
                 lo = bisect_left(ends, start + shortest - 1)
                 hi = bisect_right(ends, start + longest - 1) if longest is not None else len(ends)
-                pairs.extend((start, end) for end in ends[lo:hi])
+                # a candidate never crosses a sentence boundary or a line break
+                pairs.extend((start, end) for end in ends[lo:hi] if segment[end] == segment[start] >= 0)
             index = numpy.asarray(pairs, dtype="int64").reshape(-1, 2)
             pair_scores = numpy.minimum(doc_scores[index[:, 0], 0], doc_scores[index[:, 1], 1]).astype("float32")
             limit = max(1, int(self.cfg.get("max_per_token", 0.4) * len(doc)))

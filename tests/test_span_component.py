@@ -25,12 +25,13 @@ FINDER_MODEL = {
 }
 
 
-def span_pipeline(**component_config):
+def span_pipeline(model=None, **component_config):
+    """tok2vec → entmem_span_finder → entity_memory with a span-level ``model`` (default: SpanPeTra)."""
     nlp = spacy.blank("en")
     nlp.add_pipe("tok2vec", config=TINY_TOK2VEC)
     nlp.add_pipe("entmem_span_finder", name="span_finder", config={"model": FINDER_MODEL, "max_length": 8,
                                                                     "threshold": 0.3})
-    nlp.add_pipe("entity_memory", config={"model": SPAN_MODEL, **component_config})
+    nlp.add_pipe("entity_memory", config={"model": model or SPAN_MODEL, **component_config})
     return nlp
 
 

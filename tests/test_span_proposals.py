@@ -52,3 +52,24 @@ def test_invalid_settings_are_refused():
         _finder(spacy.blank("en"), max_length=None)
     with pytest.raises(ValueError, match="max_per_token must be > 0"):
         _finder(spacy.blank("en"), max_per_token=0)
+
+
+def test_candidates_never_cross_a_sentence_end_or_a_line_break():
+    nlp = spacy.blank("en")
+    finder = _finder(nlp, threshold=0.0, max_length=6, max_per_token=100.0)
+    doc = nlp.make_doc("Mr. Darcy came . He\n\nsaw Jane")
+    scores = numpy.ones((len(doc), 2), dtype="float32")  # every start and end proposed
+    finder.set_annotations([doc], scores)
+    spans = [(s.start, s.end) for s in doc.spans["mention_candidates"]]
+    texts = {doc[s:e].text for s, e in spans}
+    assert "Mr. Darcy" in texts and "He" in texts and "saw Jane" in texts
+    assert all("\n" not in doc[s:e].text for s, e in spans)
+    assert not any(s <= 3 < e - 1 for s, e in spans)  # nothing runs on past "."
+    # with parsed sentences the doc's own boundaries count
+    sentenced = nlp.make_doc("Anna saw Bob he left")
+    sentenced[3].is_sent_start = True
+    for token in sentenced:
+        if token.i != 3:
+            token.is_sent_start = token.i == 0
+    finder.set_annotations([sentenced], numpy.ones((5, 2), dtype="float32"))
+    assert all(e <= 3 or s >= 3 for s, e in ((x.start, x.end) for x in sentenced.spans["mention_candidates"]))

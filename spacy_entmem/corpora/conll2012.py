@@ -4,9 +4,33 @@ One ``#begin document (<name>); part 000`` block per document, one token per lin
 tab-separated columns (doc, part, token index in the sentence, word, 8 × ``_``, coref) and a blank line
 after each sentence, as in LitBank's own files. Mention brackets use cluster numbers from 0.
 """
+import warnings
 from typing import Dict, Iterable, List, Sequence, TextIO, Tuple
 
 Span = Tuple[int, int]  # token start, end (exclusive)
+
+
+def crosses(a: Span, b: Span) -> bool:
+    """Whether two spans overlap without one containing the other."""
+    (s1, e1), (s2, e2) = sorted([a, b])
+    return s1 < s2 < e1 < e2
+
+
+def drop_crossing(clusters: Sequence[Iterable[Span]]) -> Tuple[List[List[Span]], List[Tuple[int, Span]]]:
+    """Brackets of one cluster number close last-opened-first, so two mentions of one cluster that cross
+    ("the talented Miss" / "Miss Cowley") read back as other spans. Keep each cluster's mentions in
+    document order, dropping any that crosses one already kept; return the kept clusters and the dropped
+    (cluster, span) pairs."""
+    kept_clusters, dropped = [], []
+    for k, cluster in enumerate(clusters):
+        kept: List[Span] = []
+        for span in sorted(set(cluster)):
+            if any(crosses(span, other) for other in kept):
+                dropped.append((k, span))
+            else:
+                kept.append(span)
+        kept_clusters.append(kept)
+    return kept_clusters, dropped
 
 
 def coref_column(n_tokens: int, clusters: Sequence[Iterable[Span]]) -> List[str]:
@@ -40,6 +64,11 @@ def write_document(out: TextIO, name: str, words: Sequence[str], sentence_length
                    clusters: Sequence[Iterable[Span]]) -> None:
     if sum(sentence_lengths) != len(words):
         raise ValueError(f"[spacy-entmem] document {name}: sentence lengths do not sum to {len(words)} tokens")
+    clusters, dropped = drop_crossing(clusters)
+    if dropped:
+        warnings.warn(f"[spacy-entmem] document {name}: {len(dropped)} mention(s) cross another mention of their "
+                      f"cluster and cannot be written as CoNLL-2012 brackets; left out: "
+                      + ", ".join(f"{span} of cluster {k}" for k, span in dropped[:5]))
     column = coref_column(len(words), clusters)
     out.write(f"#begin document ({name}); part 000\n")
     t = 0

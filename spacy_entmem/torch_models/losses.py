@@ -30,7 +30,8 @@ def _token_pairs(sups: Sequence[DocSupervision]) -> Tuple[List[int], List[int], 
 
 
 def link_loss(out: MemoryOutput, sups: Sequence[DocSupervision]) -> torch.Tensor:
-    """Σ weight · BCE(max-over-token-pairs link probability, target), per batch document."""
+    """Mean over the batch's supervised span pairs of weight · BCE(max-over-token-pairs link probability,
+    target): the same scale whatever the number of pairs per document."""
     docs, firsts, seconds, groups = _token_pairs(sups)
     targets = [p.target for s in sups for p in s.pairs]
     weights = [p.weight for s in sups for p in s.pairs]
@@ -47,37 +48,44 @@ def link_loss(out: MemoryOutput, sups: Sequence[DocSupervision]) -> torch.Tensor
     prob = torch.clamp(torch.exp(best[present]), EPS, 1 - EPS)
     target = torch.tensor(targets, dtype=prob.dtype)[present]
     weight = torch.tensor(weights, dtype=prob.dtype)[present]
-    return F.binary_cross_entropy(prob, target, weight=weight, reduction="sum") / len(sups)
+    return F.binary_cross_entropy(prob, target, weight=weight, reduction="sum") / max(int(present.sum()), 1)
 
 
 def entity_loss(out: MemoryOutput, sups: Sequence[DocSupervision], sparsity_weight: float) -> torch.Tensor:
-    """Full supervision: mean BCE on e_t per document. Sparse: λ · mean e_t outside annotated spans."""
-    total = out.entity.sum() * 0.0
+    """Full supervision: BCE on e_t, mean over the batch's supervised steps. Sparse: λ · e_t, mean over
+    the steps outside annotated spans."""
+    full, sparse = [], []
     for b, sup in enumerate(sups):
         if sup.entity_targets is not None and sup.n_tokens:
             e = torch.clamp(out.entity[b, : sup.n_tokens], EPS, 1 - EPS)
             target = torch.tensor(sup.entity_targets, dtype=e.dtype)
-            total = total + F.binary_cross_entropy(e, target)
+            full.append(F.binary_cross_entropy(e, target, reduction="none"))
         elif sup.unannotated:
-            total = total + sparsity_weight * out.entity[b, torch.tensor(sup.unannotated)].mean()
-    return total / max(len(sups), 1)
+            sparse.append(out.entity[b, torch.tensor(sup.unannotated)])
+    total = out.entity.sum() * 0.0
+    if full:
+        total = total + torch.cat(full).mean()
+    if sparse:
+        total = total + sparsity_weight * torch.cat(sparse).mean()
+    return total
 
 
 def new_entity_loss(out: MemoryOutput, sups: Sequence[DocSupervision]) -> torch.Tensor:
     """Span mode: BCE of the OVERWRITE share Σ_i o_{t,i} / e_t (a new entity, given a mention) against
-    whether gold mention t is its cluster's first, summed per document."""
-    total = out.entity.sum() * 0.0
+    whether gold mention t is its cluster's first, mean over the batch's gold mentions."""
+    shares, targets = [], []
     for b, sup in enumerate(sups):
         if not sup.new_entity:
             continue
         steps = torch.tensor([t for t, _ in sup.new_entity])
-        target = torch.tensor([y for _, y in sup.new_entity], dtype=out.entity.dtype)
+        targets.append(torch.tensor([y for _, y in sup.new_entity], dtype=out.entity.dtype))
         new = out.overwrite[b, steps].sum(-1)
         old = out.coref[b, steps].sum(-1)
         # smoothed so that a vanishing entity mass gives a bounded gradient, never 0/0 (a NaN in training)
-        share = (new + NEW_ENTITY_SMOOTHING) / (new + old + 2 * NEW_ENTITY_SMOOTHING)
-        total = total + F.binary_cross_entropy(share.clamp(EPS, 1 - EPS), target, reduction="sum")
-    return total / max(len(sups), 1)
+        shares.append((new + NEW_ENTITY_SMOOTHING) / (new + old + 2 * NEW_ENTITY_SMOOTHING))
+    if not shares:
+        return out.entity.sum() * 0.0
+    return F.binary_cross_entropy(torch.cat(shares).clamp(EPS, 1 - EPS), torch.cat(targets))
 
 
 def language_model_loss(out: MemoryOutput) -> torch.Tensor:

@@ -5,7 +5,7 @@ per cell an overwrite and a coreference (update) probability and a usage/salienc
 probability between two tokens (PeTra's Eq. and the Referential Reader's Eq. 5) has the same form for
 both, so losses, decoding and evaluation are shared.
 """
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import List, Optional
 
 import torch
@@ -26,14 +26,22 @@ class MemoryOutput:
     usage: torch.Tensor
     lengths: torch.Tensor
     next_logprob: Optional[torch.Tensor] = None
+    # teacher-forced models: log p(gold action) per step (B, T) in training; the hard decisions taken
+    # inside the loop, action (B, T) and cell (B, T), -1 where ignored
+    gold_logprob: Optional[torch.Tensor] = None
+    actions: Optional[torch.Tensor] = None
+    cells: Optional[torch.Tensor] = None
+
+    DIFFERENTIABLE = ("entity", "overwrite", "coref", "usage", "next_logprob", "gold_logprob")
 
     def tensors(self) -> List[torch.Tensor]:
-        base = [self.entity, self.overwrite, self.coref, self.usage]
-        return base + ([self.next_logprob] if self.next_logprob is not None else [])
+        """The float outputs a loss may reach, in a fixed order (absent optional ones left out)."""
+        return [getattr(self, name) for name in self.DIFFERENTIABLE if getattr(self, name) is not None]
 
-    @classmethod
-    def from_tensors(cls, tensors: List[torch.Tensor], lengths: torch.Tensor) -> "MemoryOutput":
-        return cls(*tensors[:4], lengths=lengths, next_logprob=tensors[4] if len(tensors) > 4 else None)
+    def with_tensors(self, tensors: List[torch.Tensor]) -> "MemoryOutput":
+        """A copy whose float outputs are ``tensors`` (in the order of ``tensors()``)."""
+        present = [name for name in self.DIFFERENTIABLE if getattr(self, name) is not None]
+        return replace(self, **dict(zip(present, tensors)))
 
     def next_token_mask(self) -> torch.Tensor:
         """(B, T) bool: positions that have a next token to predict."""
@@ -57,16 +65,25 @@ def token_mask(lengths: torch.Tensor, T: int) -> torch.Tensor:
     return torch.arange(T, device=lengths.device)[None, :] < lengths[:, None]
 
 
+UNUSED_CELL_BONUS = 10.0
+
+
+def overwrite_logits(usage: torch.Tensor) -> torch.Tensor:
+    """Logits of the cell a new entity takes: log(1 − u + ε), plus a large bonus for unused cells. Noise on
+    1 − u itself (range [0, 1]) would leave the Gumbel sample near uniform over the cells."""
+    return torch.log((1.0 - usage).clamp(min=0.0) + 1e-4) + UNUSED_CELL_BONUS * (usage <= 0).to(usage.dtype)
+
+
 def choose_lowest(usage: torch.Tensor, tie_score: torch.Tensor, training: bool, temperature: float,
                   hard: bool) -> torch.Tensor:
     """One-hot (or relaxed) choice of the cell to overwrite: the least used / least salient one.
 
-    Training draws a Gumbel-softmax over (1 - u)/τ. Inference is deterministic: lowest usage (empty
-    cells first), ties broken by the highest ``tie_score`` (the paper's similarity rule), then lowest
-    index.
+    Training draws a Gumbel-softmax over ``overwrite_logits(u)`` / τ. Inference is deterministic: lowest
+    usage (empty cells first), ties broken by the highest ``tie_score`` (the paper's similarity rule),
+    then lowest index.
     """
     if training:
-        return nn.functional.gumbel_softmax(1.0 - usage, tau=temperature, hard=hard)
+        return nn.functional.gumbel_softmax(overwrite_logits(usage), tau=temperature, hard=hard)
     lowest = usage.min(dim=-1, keepdim=True).values
     tied = usage <= lowest
     score = torch.where(tied, tie_score, torch.full_like(tie_score, -float("inf")))

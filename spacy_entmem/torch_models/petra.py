@@ -186,20 +186,27 @@ class PetraMemory(nn.Module):
         )
 
 
-def validate_memory_config(
-    n_cells: int, hidden_width: int, mlp_width: int, usage_decay: float, dropout: float,
-    fixed_key_width: int = 0, lm_vocab_size: int = 0,
-) -> None:
-    """Raise ValueError naming the out-of-range PeTra settings."""
+def memory_config_problems(n_cells: int, hidden_width: int, mlp_width: int, usage_decay: float,
+                           dropout: float) -> List[str]:
+    """What is out of range among the settings every PeTra-style memory shares."""
     checks = [
         (n_cells >= 1, f"n_cells must be at least 1, got {n_cells}"),
         (hidden_width >= 1, f"hidden_width must be at least 1, got {hidden_width}"),
         (mlp_width >= 1, f"mlp_width must be at least 1, got {mlp_width}"),
         (0.0 < usage_decay < 1.0, f"usage_decay must be in (0, 1), got {usage_decay}"),
         (0.0 <= dropout < 1.0, f"dropout must be in [0, 1), got {dropout}"),
-        (0 <= fixed_key_width < hidden_width,
-         f"fixed_key_width must be in [0, hidden_width={hidden_width}), got {fixed_key_width}"),
     ]
-    problems = [message for ok, message in checks if not ok] + validate_lm_vocab_size(lm_vocab_size)
+    return [message for ok, message in checks if not ok]
+
+
+def validate_memory_config(
+    n_cells: int, hidden_width: int, mlp_width: int, usage_decay: float, dropout: float,
+    fixed_key_width: int = 0, lm_vocab_size: int = 0,
+) -> None:
+    """Raise ValueError naming the out-of-range PeTra settings."""
+    problems = memory_config_problems(n_cells, hidden_width, mlp_width, usage_decay, dropout)
+    if not 0 <= fixed_key_width < hidden_width:
+        problems.append(f"fixed_key_width must be in [0, hidden_width={hidden_width}), got {fixed_key_width}")
+    problems += validate_lm_vocab_size(lm_vocab_size)
     if problems:
         raise ValueError("[spacy-entmem] invalid PeTra memory config: " + "; ".join(problems))

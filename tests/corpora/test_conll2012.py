@@ -42,3 +42,26 @@ def _by_cluster(mentions):
 def test_span_outside_the_document_is_an_error():
     with pytest.raises(ValueError, match=r"span \(3, 5\) of cluster 0 is outside a document of 4 tokens"):
         coref_column(4, [[(3, 5)]])
+
+
+def test_crossing_mentions_of_one_cluster_are_left_out_with_a_warning_and_read_back_exactly():
+    # cluster 0: "the talented Miss" (0, 3) and "Miss Cowley" (2, 4) share "Miss"; cluster 1 is nested in both
+    words = ["the", "talented", "Miss", "Cowley", "said", "she"]
+    clusters = [[(0, 3), (2, 4), (5, 6)], [(2, 3)]]
+    out = io.StringIO()
+    with pytest.warns(UserWarning, match=r"doc1: 1 mention\(s\) cross .* \(2, 4\) of cluster 0"):
+        write_document(out, "doc1", words, [6], clusters)
+    rows = [(n, line.split("\t")) for n, line in enumerate(out.getvalue().splitlines(), 1)
+            if line and not line.startswith("#")]
+    parsed = parse_column([(n, fields[12]) for n, fields in rows], "written")
+    spans = sorted((m.cluster, m.start, m.end) for m in parsed)
+    assert spans == [("0", 0, 3), ("0", 5, 6), ("1", 2, 3)]
+    # every written span opens and closes once: no duplicate mention when read back
+    assert len(spans) == len(set(spans))
+
+
+def test_without_crossing_spans_nothing_is_dropped():
+    from spacy_entmem.corpora.conll2012 import drop_crossing
+
+    clusters = [[(0, 4), (1, 2), (5, 6)], [(2, 4)]]  # nested and disjoint, and a crossing between clusters
+    assert drop_crossing(clusters) == ([[(0, 4), (1, 2), (5, 6)], [(2, 4)]], [])

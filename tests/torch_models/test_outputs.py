@@ -2,7 +2,7 @@ import pytest
 import torch
 
 from spacy_entmem.torch_models.losses import language_model_loss, memory_loss
-from spacy_entmem.torch_models.outputs import MemoryOutput, NextTokenHead, choose_lowest
+from spacy_entmem.torch_models.outputs import NextTokenHead, choose_lowest
 from spacy_entmem.torch_models.petra import PetraMemory, validate_memory_config
 from spacy_entmem.torch_models.referential_reader import ReferentialReaderMemory
 
@@ -12,6 +12,16 @@ def test_choose_lowest_prefers_low_usage_then_tie_score_then_index():
     tie = torch.tensor([[9.0, 1.0, 3.0, 2.0], [0.0, 0.0, 5.0, 0.0], [1.0, 1.0, 0.0, 0.0]])
     chosen = choose_lowest(usage, tie, training=False, temperature=1.0, hard=False).argmax(-1)
     assert chosen.tolist() == [2, 0, 0]
+
+
+def test_training_overwrite_mass_lands_on_the_empty_then_least_used_cell():
+    torch.manual_seed(0)
+    empty = torch.tensor([[0.9, 0.0, 0.95, 0.8]]).repeat(2000, 1)
+    mass = choose_lowest(empty, torch.zeros_like(empty), training=True, temperature=1.0, hard=False).mean(0)
+    assert mass[1] > 0.99  # noise on 1 - u would give ~0.3
+    full = torch.tensor([[0.9, 0.2, 0.95, 0.99]]).repeat(2000, 1)
+    mass = choose_lowest(full, torch.zeros_like(full), training=True, temperature=0.5, hard=False).mean(0)
+    assert mass[1] > 0.7 and mass.argmax() == 1  # ~0.4 with noise on 1 - u
 
 
 def test_next_token_head_returns_the_log_probability_of_the_next_word():
@@ -42,7 +52,7 @@ def test_language_model_objective_trains_the_encoder(module):
     out = module(X, lengths, token_ids=ids)
     assert out.next_logprob.shape == (2, 5) and torch.all(out.next_logprob[1, 2:] == 0)
     leaves = [t.detach().requires_grad_(True) for t in out.tensors()]
-    detached = MemoryOutput.from_tensors(leaves, lengths)
+    detached = out.with_tensors(leaves)
     nll = language_model_loss(detached)
     mask = torch.tensor([[1, 1, 1, 1, 0], [1, 1, 0, 0, 0]], dtype=torch.bool)
     assert float(nll.detach()) == pytest.approx(float(-out.next_logprob[mask].mean().detach()), rel=1e-5)

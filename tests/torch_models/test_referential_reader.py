@@ -3,7 +3,6 @@ import torch
 
 from spacy_entmem.targets import DocSupervision, SpanPair
 from spacy_entmem.torch_models.losses import memory_loss
-from spacy_entmem.torch_models.outputs import MemoryOutput
 from spacy_entmem.torch_models.referential_reader import ReferentialReaderMemory, validate_reader_config
 
 
@@ -101,7 +100,7 @@ def test_the_loss_trains_every_memory_parameter(reader):
     leaves = [t.detach().requires_grad_(True) for t in out.tensors()]
     sups = [DocSupervision(6, [SpanPair((0, 1), (4, 5), 1.0, 5.0), SpanPair((1, 2), (4, 5), 0.0, 50.0)],
                            None, [2, 3])]
-    _, grads = memory_loss(MemoryOutput.from_tensors(leaves, out.lengths), sups, 0.1)
+    _, grads = memory_loss(out.with_tensors(leaves), sups, 0.1)
     used = [(t, g) for t, g in zip(out.tensors(), grads) if g is not None]
     torch.autograd.backward([t for t, _ in used], [g for _, g in used])
     for name, parameter in reader.named_parameters():

@@ -1,0 +1,130 @@
+"""Cheap, symbolic attributes of candidate mentions (no torch): what the mention memory compares with its
+cells besides the span vectors — pronoun person / number / gender, gender cues of nominals (honorifics and
+kinship words), a normalised string and a head word for string matching, whether the mention sits inside a
+quotation, and whether it looks like a proper name.
+
+English pronouns are a closed class, so a word list serves and no tagger has to run. Strings become ids
+through a ``StringIds`` table shared by a batch, so the memory compares integers.
+"""
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Tuple
+
+import numpy
+from spacy.tokens import Doc
+
+UNKNOWN, MASCULINE, FEMININE, NEUTER = 0, 1, 2, 3
+SINGULAR, PLURAL = 1, 2
+# word → (person, number, gender)
+PRONOUNS: Dict[str, Tuple[int, int, int]] = {}
+for words, features in (
+    ("i me my mine myself", (1, SINGULAR, UNKNOWN)),
+    ("we us our ours ourselves", (1, PLURAL, UNKNOWN)),
+    ("you your yours yourself yourselves thee thou thy thine ye", (2, UNKNOWN, UNKNOWN)),
+    ("he him his himself", (3, SINGULAR, MASCULINE)),
+    ("she her hers herself", (3, SINGULAR, FEMININE)),
+    ("it its itself", (3, SINGULAR, NEUTER)),
+    ("they them their theirs themselves", (3, PLURAL, UNKNOWN)),
+):
+    for word in words.split():
+        PRONOUNS[word] = features
+PRONOUN_CLASSES = sorted(set(PRONOUNS.values()))
+PRONOUN_CLASS = {word: PRONOUN_CLASSES.index(f) + 1 for word, f in PRONOUNS.items()}  # 0 = not a pronoun
+N_PRONOUN_CLASSES = len(PRONOUN_CLASSES) + 1
+
+GENDER_CUES = {
+    MASCULINE: "mr mr. sir lord king prince duke earl count baron monsieur m. master father brother uncle son "
+               "husband man gentleman boy nephew grandfather emperor monk priest",
+    FEMININE: "mrs mrs. miss ms ms. lady queen princess duchess countess baroness madame mme mme. mademoiselle "
+              "mlle mother sister aunt daughter wife woman girl niece grandmother empress nun",
+}
+GENDER_OF_WORD = {word: gender for gender, words in GENDER_CUES.items() for word in words.split()}
+LEADING_WORDS = {"the", "a", "an", "this", "that", "these", "those"}
+HEAD_STOPS = {"of", ",", "who", "whom", "whose", "which", "that", "in", "with", "at", "from", "on", "to", "for",
+              "by", "(", ";", ":", "-", "--"}
+OPENING_QUOTES, CLOSING_QUOTES, TOGGLING_QUOTES = {"“", "``", "‘"}, {"”", "''", "’"}, {'"'}
+SENTENCE_ENDS = {".", "!", "?", "\n"}
+
+
+class StringIds:
+    """Strings → small integers, shared by the documents of a batch (-1 stands for 'no string')."""
+
+    def __init__(self):
+        self.ids: Dict[str, int] = {}
+
+    def __call__(self, text: str) -> int:
+        return self.ids.setdefault(text, len(self.ids)) if text else -1
+
+
+@dataclass
+class MentionAttributes:
+    """One row per candidate mention of a document, all int64 arrays of shape (M,)."""
+
+    norm: numpy.ndarray  # id of the lowercased text without leading article / demonstrative (-1: pronoun)
+    head: numpy.ndarray  # id of the lowercased head word (-1: pronoun)
+    pronoun: numpy.ndarray  # pronoun class, 0 = not a pronoun
+    gender: numpy.ndarray  # UNKNOWN / MASCULINE / FEMININE / NEUTER
+    number: numpy.ndarray  # UNKNOWN / SINGULAR / PLURAL
+    quoted: numpy.ndarray  # 1 inside a quotation
+    proper: numpy.ndarray  # 1 if a word other than a sentence-initial one is capitalised
+
+    FIELDS = ("norm", "head", "pronoun", "gender", "number", "quoted", "proper")
+
+    def as_matrix(self) -> numpy.ndarray:
+        """(M, 7) int64 in the order of ``FIELDS``."""
+        return numpy.stack([getattr(self, name) for name in self.FIELDS], axis=1).astype("int64")
+
+
+def quotation_flags(doc: Doc) -> List[bool]:
+    """Per token: inside a quotation (straight quotes toggle, curly and PTB quotes open and close; a new
+    line ends an unclosed quotation)."""
+    flags, inside = [], False
+    for token in doc:
+        text = token.text
+        if "\n" in text:
+            inside = False
+        if text in OPENING_QUOTES or (text in TOGGLING_QUOTES and not inside):
+            flags.append(True)
+            inside = True
+        elif text in CLOSING_QUOTES or (text in TOGGLING_QUOTES and inside):
+            flags.append(True)
+            inside = False
+        else:
+            flags.append(inside)
+    return flags
+
+
+def _head_index(words: List[str]) -> int:
+    for i, word in enumerate(words):
+        if i > 0 and word in HEAD_STOPS:
+            return i - 1
+    return len(words) - 1
+
+
+def _is_sentence_initial(doc: Doc, i: int) -> bool:
+    if i == 0:
+        return True
+    if doc.has_annotation("SENT_START") and doc[i].is_sent_start:
+        return True
+    previous = doc[i - 1].text
+    return previous in SENTENCE_ENDS or "\n" in previous or previous in OPENING_QUOTES | TOGGLING_QUOTES
+
+
+def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringIds) -> MentionAttributes:
+    """The attributes of the candidate spans [start, end) of ``doc``."""
+    quoted = quotation_flags(doc)
+    rows = []
+    for start, end in spans:
+        words = [t.lower_ for t in doc[start:end]]
+        pronoun = PRONOUN_CLASS.get(words[0], 0) if len(words) == 1 else 0
+        if pronoun:
+            _, number, gender = PRONOUNS[words[0]]
+            rows.append((-1, -1, pronoun, gender, number, int(quoted[start]), 0))
+            continue
+        content = words[1:] if len(words) > 1 and words[0] in LEADING_WORDS else words
+        head = _head_index(words)
+        gender = next((GENDER_OF_WORD[w] for w in words[: head + 1] if w in GENDER_OF_WORD), UNKNOWN)
+        proper = any(doc[t].is_title and not _is_sentence_initial(doc, t) for t in range(start, end))
+        rows.append((ids(" ".join(content)), ids(words[head]), 0, gender, UNKNOWN, int(quoted[start]),
+                     int(proper)))
+    matrix = numpy.asarray(rows, dtype="int64").reshape(-1, len(MentionAttributes.FIELDS))
+    return MentionAttributes(*(matrix[:, k] for k in range(matrix.shape[1])))

@@ -1,0 +1,321 @@
+"""A bounded mention-level entity memory trained with teacher forcing (Toshniwal et al. 2020, "Learning to
+Ignore"; fast-coref), keeping PeTra's memory: N cells of (vector m_i, usage u_i), a new entity takes the
+least-used cell, and the similarity MLP scores [g; m_i; g ⊙ m_i; features].
+
+The steps are candidate mentions (ordered by end, inner first) with span vectors g_t built as in the span
+PeTra (``SpanPetraMemory.represent_spans``). At each step the memory chooses one action:
+
+    IGNORE         logit 0                                         (not a mention)
+    OVERWRITE      logit s_m(g) + s_n(g)                           (a new entity, in the least-used cell)
+    COREF cell i   logit s_m(g) + MLP2([g; m_i; g ⊙ m_i; φ(t, i)]) (masked on empty cells)
+
+with s_m the mention score, s_n the new-entity score and φ(t, i) embedded symbolic features of the pair
+(string / head match with the cell's mentions, gender / number / pronoun agreement, token distance to the
+cell's last mention, the cell's recency rank and size, quotation, proper names; see ``CellState``).
+
+Training maximises log p(gold action) at every step while the memory is updated with the *gold* action;
+inference takes the argmax inside the loop and updates the memory with it, so the decoded clusters are the
+memory's contents. Updates: OVERWRITE m_j ← g; COREF m_i ← β m_i + (1 − β) g, β = σ(w·[m_i; g]); usage
+u ← γ u, then 1 on the cell acted on (so the least-used cell is the least recently used one). A cell that
+is overwritten forgets its entity: a later mention of it starts a new one (bounded memory).
+"""
+from dataclasses import dataclass
+from typing import List, Optional
+
+import numpy
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from .outputs import MemoryOutput, token_mask
+from .petra import UNUSED_CELL_SCORE, SplitInputMLP, encode_left_to_right, memory_config_problems
+from .span_petra import SpanPetraMemory
+
+IGNORE, OVERWRITE, COREF = 0, 1, 2
+NO_CLUSTER = -1
+# attribute columns (spacy_entmem.mention_attributes.MentionAttributes.FIELDS)
+NORM, HEAD, PRONOUN, GENDER, NUMBER, QUOTED, PROPER = range(7)
+DISTANCE_EDGES = numpy.array([1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128, 256, 512, 1024])
+COUNT_EDGES = numpy.array([2, 3, 4, 6, 9, 16])
+MAX_RANK = 12
+# categories of each pair feature (see CellState.pair_features)
+PAIR_FEATURE_SIZES = (3, 3, 3, 3, 4, len(DISTANCE_EDGES) + 1, len(COUNT_EDGES) + 1, MAX_RANK + 1, 4, 2, 2)
+N_PRONOUN_CLASSES = 8
+
+
+def agreement(a: numpy.ndarray, b: numpy.ndarray) -> numpy.ndarray:
+    """0 where either side is unknown, 1 where they agree, 2 where they differ."""
+    return numpy.where((a == 0) | (b == 0), 0, numpy.where(a == b, 1, 2))
+
+
+class CellState:
+    """The symbolic side of the memory for a batch of B documents (numpy): which entity each cell holds,
+    the strings and heads of its mentions, its gender / number, its last mention."""
+
+    def __init__(self, batch: int, n_cells: int):
+        self.entity = numpy.full((batch, n_cells), -1, dtype="int64")  # -1: empty
+        self.usage = numpy.zeros((batch, n_cells))
+        self.last_end = numpy.zeros((batch, n_cells), dtype="int64")
+        self.count = numpy.zeros((batch, n_cells), dtype="int64")
+        self.gender = numpy.zeros((batch, n_cells), dtype="int64")
+        self.number = numpy.zeros((batch, n_cells), dtype="int64")
+        self.last_pronoun = numpy.zeros((batch, n_cells), dtype="int64")
+        self.last_quoted = numpy.zeros((batch, n_cells), dtype="int64")
+        self.proper = numpy.zeros((batch, n_cells), dtype="int64")
+        self.strings = [[set() for _ in range(n_cells)] for _ in range(batch)]
+        self.next_entity = numpy.zeros(batch, dtype="int64")
+
+    @property
+    def used(self) -> numpy.ndarray:
+        return self.entity >= 0
+
+    def least_used(self) -> numpy.ndarray:
+        """(B,) the cell a new entity takes: an empty one (lowest index) or else the least used."""
+        return numpy.argmin(numpy.where(self.used, self.usage, -1.0), axis=1)
+
+    def pair_features(self, attrs: numpy.ndarray, starts: numpy.ndarray) -> numpy.ndarray:
+        """(B, N, F) category ids of each (candidate, cell) pair; attrs (B, 7) the candidates' attributes,
+        starts (B,) their first tokens."""
+        B, N = self.entity.shape
+        exact = numpy.zeros((B, N), dtype="int64")
+        head = numpy.zeros((B, N), dtype="int64")
+        for b in range(B):
+            norm_id, head_id = attrs[b, NORM], attrs[b, HEAD]
+            if norm_id < 0:
+                continue
+            for i in range(N):
+                if self.entity[b, i] >= 0:
+                    strings = self.strings[b][i]
+                    exact[b, i] = 2 if ("n", norm_id) in strings else 1
+                    head[b, i] = 2 if ("h", head_id) in strings else 1
+        pronoun = attrs[:, PRONOUN, None]
+        pronoun_relation = numpy.where(pronoun == 0, 0, numpy.where(
+            self.last_pronoun == 0, 3, numpy.where(self.last_pronoun == pronoun, 1, 2)))
+        distance = numpy.searchsorted(DISTANCE_EDGES, numpy.maximum(starts[:, None] - self.last_end, 0), "right")
+        count = numpy.searchsorted(COUNT_EDGES, self.count, "right")
+        # 0 = the most recently used cell
+        rank = numpy.argsort(numpy.argsort(-self.usage, axis=1, kind="stable"), axis=1, kind="stable")
+        quote = 2 * attrs[:, QUOTED, None] + self.last_quoted
+        return numpy.stack([
+            exact, head,
+            agreement(attrs[:, GENDER, None], self.gender), agreement(attrs[:, NUMBER, None], self.number),
+            pronoun_relation, distance, count, numpy.minimum(rank, MAX_RANK), quote, self.proper,
+            numpy.broadcast_to(attrs[:, PROPER, None], (B, N)),
+        ], axis=-1)
+
+    def apply(self, actions: numpy.ndarray, cells: numpy.ndarray, attrs: numpy.ndarray, ends: numpy.ndarray,
+              decay: float, active: numpy.ndarray) -> None:
+        """Record the actions (B,) on cells (B,) of the candidates with attributes attrs (B, 7) ending at
+        ends (B,); rows where ``active`` is false (padding) change nothing."""
+        self.usage[active] *= decay
+        for b in numpy.flatnonzero(active & (actions != IGNORE)):
+            i = cells[b]
+            if actions[b] == OVERWRITE:
+                self.entity[b, i] = self.next_entity[b]
+                self.next_entity[b] += 1
+                self.strings[b][i] = set()
+                self.count[b, i] = 0
+                self.gender[b, i] = self.number[b, i] = self.proper[b, i] = 0
+            row = attrs[b]
+            if row[NORM] >= 0:
+                self.strings[b][i].update((("n", row[NORM]), ("h", row[HEAD])))
+            if row[GENDER]:
+                self.gender[b, i] = row[GENDER]
+            if row[NUMBER]:
+                self.number[b, i] = row[NUMBER]
+            self.proper[b, i] = max(self.proper[b, i], row[PROPER])
+            self.last_pronoun[b, i] = row[PRONOUN]
+            self.last_quoted[b, i] = row[QUOTED]
+            self.last_end[b, i] = ends[b]
+            self.count[b, i] += 1
+            self.usage[b, i] = 1.0
+
+
+@dataclass
+class Decision:
+    """Per step: the action (B,), the cell it acts on (B,), and for training the cluster each cell's
+    entity belongs to."""
+
+    action: numpy.ndarray
+    cell: numpy.ndarray
+
+
+def gold_decision(state: CellState, clusters: numpy.ndarray, cell_cluster: numpy.ndarray) -> Decision:
+    """The gold action of each row: IGNORE for a non-mention (cluster -1), COREF with the cell that holds
+    the mention's cluster, else OVERWRITE of the least-used cell."""
+    B, N = cell_cluster.shape
+    holds = (cell_cluster == clusters[:, None]) & state.used & (clusters[:, None] >= 0)
+    has = holds.any(axis=1)
+    action = numpy.where(clusters < 0, IGNORE, numpy.where(has, COREF, OVERWRITE))
+    cell = numpy.where(has, holds.argmax(axis=1), state.least_used())
+    return Decision(action.astype("int64"), cell.astype("int64"))
+
+
+class MentionMemory(nn.Module):
+    """Span vectors → teacher-forced bounded memory over candidate mentions (see the module docstring)."""
+
+    def __init__(
+        self,
+        input_width: int,
+        hidden_width: int = 200,
+        n_cells: int = 20,
+        mlp_width: int = 200,
+        usage_decay: float = 0.98,
+        dropout: float = 0.3,
+        max_span_width: int = 20,
+        width_embedding: int = 20,
+        feature_width: int = 16,
+    ):
+        super().__init__()
+        self.n_cells = n_cells
+        self.hidden_width = hidden_width
+        self.usage_decay = usage_decay
+        self.dropout = nn.Dropout(dropout)
+        self.encoder = nn.GRU(input_width, hidden_width, batch_first=True)
+        self.max_span_width = max_span_width
+        self.width_embedding = nn.Embedding(max_span_width + 1, width_embedding)
+        self.span_projection = nn.Sequential(nn.Linear(3 * hidden_width + width_embedding, hidden_width), nn.Tanh())
+        self.pronoun_embedding = nn.Embedding(N_PRONOUN_CLASSES, feature_width)
+        candidate_width = hidden_width + feature_width + 2
+        self.mention_mlp = nn.Sequential(nn.Linear(candidate_width, mlp_width), nn.ReLU(), nn.Linear(mlp_width, 1))
+        self.new_entity_mlp = nn.Sequential(nn.Linear(candidate_width, mlp_width), nn.ReLU(), nn.Linear(mlp_width, 1))
+        self.pair_embeddings = nn.ModuleList(nn.Embedding(size, feature_width) for size in PAIR_FEATURE_SIZES)
+        self.similarity_mlp = SplitInputMLP(
+            hidden_width, [hidden_width, hidden_width, feature_width * len(PAIR_FEATURE_SIZES)], mlp_width, 1)
+        self.update_gate = nn.Linear(2 * hidden_width, 1)
+        # decision offsets at inference (log space): set by the pipeline component
+        self.ignore_bias = 0.0
+        self.new_entity_bias = 0.0
+
+    represent_spans = SpanPetraMemory.represent_spans
+    _represent_chunk = SpanPetraMemory._represent_chunk
+
+    def forward(self, X: torch.Tensor, lengths: torch.Tensor, spans: torch.Tensor, n_spans: torch.Tensor,
+                attributes: torch.Tensor, clusters: Optional[torch.Tensor] = None) -> MemoryOutput:
+        """X (B, T, D) token vectors; spans (B, M, 2) candidates in step order (rows ≥ n_spans are
+        padding); attributes (B, M, 7); clusters (B, M) the gold cluster of each candidate (-1: not a
+        mention) for teacher forcing, None at inference."""
+        B, M = spans.shape[:2]
+        if X.shape[1] == 0 or M == 0:
+            return self._empty(X, n_spans)
+        h = self.dropout(encode_left_to_right(self.encoder, self.dropout(X), lengths))
+        g = self.dropout(self.represent_spans(h, spans))
+        attrs = attributes.numpy()
+        candidate = torch.cat([g, self.pronoun_embedding(attributes[..., PRONOUN]),
+                               attributes[..., [QUOTED, PROPER]].to(g.dtype)], dim=-1)
+        mention_score = self.mention_mlp(candidate).squeeze(-1)
+        new_score = self.new_entity_mlp(candidate).squeeze(-1)
+        sim_token = self.similarity_mlp.project_tokens(g)
+        return self.read_memory(g, sim_token, mention_score, new_score, spans.numpy(), attrs,
+                                n_spans, None if clusters is None else clusters.numpy())
+
+    def read_memory(self, g, sim_token, mention_score, new_score, spans, attrs, n_spans, clusters) -> MemoryOutput:
+        B, M, H = g.shape
+        N = self.n_cells
+        active_mask = token_mask(n_spans, M)
+        active = active_mask.numpy()
+        state = CellState(B, N)
+        cell_cluster = numpy.full((B, N), NO_CLUSTER, dtype="int64")
+        memory = g.new_zeros(B, N, H)
+        rows = numpy.arange(B)
+        g_steps, sim_steps = g.unbind(1), sim_token.unbind(1)
+        log_probs, actions, cells, usages = [], [], [], []
+        for t in range(M):
+            g_t = g_steps[t][:, None, :].expand(B, N, H)
+            features = torch.from_numpy(state.pair_features(attrs[:, t], spans[:, t, 0]))
+            embedded = torch.cat([emb(features[..., k]) for k, emb in enumerate(self.pair_embeddings)], dim=-1)
+            raw = self.similarity_mlp(sim_steps[t][:, None, :], [memory, g_t * memory, embedded]).squeeze(-1)
+            used = torch.from_numpy(state.used)
+            coref = torch.where(used, raw, torch.full_like(raw, UNUSED_CELL_SCORE))
+            logits = torch.cat([torch.zeros_like(mention_score[:, t, None]),
+                                (mention_score[:, t] + new_score[:, t])[:, None],
+                                mention_score[:, t, None] + coref], dim=-1)
+            log_p = torch.log_softmax(logits, dim=-1)
+            if clusters is not None:
+                decision = gold_decision(state, clusters[:, t], cell_cluster)
+            else:
+                decision = self._greedy(log_p.detach(), state)
+            log_probs.append(log_p)
+            actions.append(decision.action)
+            cells.append(numpy.where(decision.action == IGNORE, -1, decision.cell))
+            memory = self._update(memory, g_t, decision, active[:, t])
+            if clusters is not None:
+                new = active[:, t] & (decision.action == OVERWRITE)
+                cell_cluster[rows[new], decision.cell[new]] = clusters[new, t]
+            state.apply(decision.action, decision.cell, attrs[:, t], spans[:, t, 1], self.usage_decay, active[:, t])
+            usages.append(torch.from_numpy(state.usage.copy()).to(g.dtype))
+        return self._output(torch.stack(log_probs, dim=1), numpy.stack(actions, 1), numpy.stack(cells, 1),
+                            torch.stack(usages, dim=1), n_spans, active_mask, clusters)
+
+    def _greedy(self, log_p: torch.Tensor, state: CellState) -> Decision:
+        """The argmax action after the inference offsets; ties go to the lowest index."""
+        scores = log_p.clone()
+        scores[:, IGNORE] += self.ignore_bias
+        scores[:, OVERWRITE] += self.new_entity_bias
+        best = scores.argmax(dim=-1).numpy()
+        action = numpy.minimum(best, COREF)
+        cell = numpy.where(best >= 2, best - 2, state.least_used())
+        return Decision(action.astype("int64"), cell.astype("int64"))
+
+    def _update(self, memory: torch.Tensor, g_t: torch.Tensor, decision: Decision, active: numpy.ndarray):
+        B, N, _ = memory.shape
+        onehot = F.one_hot(torch.from_numpy(decision.cell), N).to(torch.bool) & torch.from_numpy(active)[:, None]
+        overwrite = (onehot & torch.from_numpy(decision.action == OVERWRITE)[:, None]).unsqueeze(-1)
+        coref = (onehot & torch.from_numpy(decision.action == COREF)[:, None]).unsqueeze(-1)
+        if not (overwrite.any() or coref.any()):
+            return memory
+        keep = torch.sigmoid(self.update_gate(torch.cat([memory, g_t], dim=-1)))
+        merged = keep * memory + (1 - keep) * g_t
+        return torch.where(overwrite, g_t, torch.where(coref, merged, memory))
+
+    def _output(self, log_p, actions, cells, usage, n_spans, active_mask, clusters) -> MemoryOutput:
+        """The memory log's tensors: entity = 1 − p(IGNORE); overwrite = p(OVERWRITE) on the cell taken by
+        a new entity at that step; coref = p(COREF i); plus the hard decisions and, in training, log p of
+        the gold action at each step."""
+        B, M, _ = log_p.shape
+        N = self.n_cells
+        probs = log_p.exp()
+        mask = active_mask.to(probs.dtype)
+        cell_tensor = torch.from_numpy(numpy.maximum(cells, 0))
+        taken = F.one_hot(cell_tensor, N).to(probs.dtype) * torch.from_numpy(actions == OVERWRITE)[..., None]
+        out = MemoryOutput(
+            entity=(1 - probs[..., IGNORE]) * mask,
+            overwrite=probs[..., OVERWRITE, None] * taken * mask[..., None],
+            coref=probs[..., 2:] * mask[..., None],
+            usage=usage * mask[..., None],
+            lengths=n_spans,
+        )
+        out.actions = torch.from_numpy(actions * active_mask.numpy())
+        out.cells = torch.from_numpy(numpy.where(active_mask.numpy(), cells, -1))
+        if clusters is not None:
+            gold = torch.from_numpy(numpy.where(actions == COREF, 2 + cells, actions))
+            out.gold_logprob = log_p.gather(-1, gold.unsqueeze(-1)).squeeze(-1) * mask
+        return out
+
+    def _empty(self, X: torch.Tensor, n_spans: torch.Tensor) -> MemoryOutput:
+        B, N = X.shape[0], self.n_cells
+        empty = X.new_zeros(B, 0, N)
+        out = MemoryOutput(X.new_zeros(B, 0), empty, empty.clone(), empty.clone(), n_spans)
+        out.actions = torch.zeros(B, 0, dtype=torch.int64)
+        out.cells = torch.zeros(B, 0, dtype=torch.int64)
+        return out
+
+
+def action_loss(out: MemoryOutput) -> torch.Tensor:
+    """Mean negative log-likelihood of the gold action over the batch's real steps."""
+    n_steps = int(out.lengths.sum())
+    if out.gold_logprob is None or not n_steps:
+        return out.entity.sum() * 0.0
+    return -out.gold_logprob.sum() / n_steps
+
+
+def validate_mention_memory_config(n_cells: int, hidden_width: int, mlp_width: int, usage_decay: float,
+                                   dropout: float, max_span_width: int, width_embedding: int,
+                                   feature_width: int) -> List[str]:
+    """What is out of range, as messages naming each setting (empty when all is well)."""
+    problems = memory_config_problems(n_cells, hidden_width, mlp_width, usage_decay, dropout)
+    for name, value in (("max_span_width", max_span_width), ("width_embedding", width_embedding),
+                        ("feature_width", feature_width)):
+        if value < 1:
+            problems.append(f"{name} must be at least 1, got {value}")
+    return problems

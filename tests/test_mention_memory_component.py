@@ -1,0 +1,91 @@
+"""The entity_memory component with the teacher-forced mention memory (spacy_entmem.MentionMemory.v1)."""
+import numpy
+import pytest
+import spacy
+from spacy.tokens import Doc
+from spacy.training import Example
+
+from spacy_entmem.coref_evaluate import redecode
+from spacy_entmem.scorers import score_entity_memory
+from spacy_entmem.span_proposals import CANDIDATES_KEY
+
+from .conftest import TINY_TOK2VEC, train_pipeline
+from .test_span_component import _clusters, litbank_piece, span_pipeline  # noqa: F401 (fixture)
+
+MENTION_MODEL = {
+    "@architectures": "spacy_entmem.MentionMemory.v1",
+    "hidden_width": 32, "mlp_width": 32, "n_cells": 8, "max_span_width": 8, "width_embedding": 4,
+    "feature_width": 4, "dropout": 0.0,
+    "tok2vec": {"@architectures": "spacy.Tok2VecListener.v1", "width": 32, "upstream": "*"},
+}
+
+
+def mention_pipeline(**component_config):
+    return span_pipeline(model=MENTION_MODEL, **component_config)
+
+
+@pytest.fixture(scope="module")
+def mention_nlp(litbank_piece):  # noqa: F811
+    spacy.util.fix_random_seed(0)
+    nlp = mention_pipeline(negatives_per_token=0.0)
+    examples = [Example(nlp.make_doc(litbank_piece.text), litbank_piece)]
+    nlp.losses = train_pipeline(nlp, examples, steps=40, learn_rate=0.01)
+    return nlp
+
+
+def _with_gold_candidates(nlp, reference):
+    """Run the pipeline up to the memory with the gold mentions as the candidates."""
+    doc = Doc(nlp.vocab, words=[t.text for t in reference], spaces=[bool(t.whitespace_) for t in reference])
+    doc = nlp.get_pipe("tok2vec")(doc)
+    doc.spans[CANDIDATES_KEY] = [doc[s.start: s.end] for s in reference.spans[CANDIDATES_KEY]]
+    return nlp.get_pipe("entity_memory")(doc)
+
+
+def test_training_lowers_the_loss_and_the_memory_learns_the_clusters(mention_nlp, litbank_piece):  # noqa: F811
+    losses = mention_nlp.losses
+    assert losses[-1] < 0.3 * losses[0]
+    doc = _with_gold_candidates(mention_nlp, litbank_piece)
+    scores = score_entity_memory([Example(doc, litbank_piece)])
+    assert scores["coref_lea_f"] > 0.7, scores["coref_lea_f"]
+    log = doc._.entity_memory_log
+    assert log["action"].dtype == numpy.int8 and len(log["action"]) == len(log["spans"])
+
+
+def test_clusters_are_the_decisions_taken_in_the_loop(mention_nlp, litbank_piece):  # noqa: F811
+    doc = _with_gold_candidates(mention_nlp, litbank_piece)
+    from spacy_entmem.memory_log import decode_span_mentions, group_clusters
+
+    log = doc._.entity_memory_log
+    mentions = decode_span_mentions(log["action"], log["cell"], log["spans"])
+    expected = sorted(sorted(c) for c in group_clusters(mentions) if len(c) > 1)
+    assert _clusters(doc) == expected
+
+
+def test_decision_settings_change_the_clusters_and_round_trip(mention_nlp, litbank_piece, tmp_path):  # noqa: F811
+    doc = _with_gold_candidates(mention_nlp, litbank_piece)
+    redecode(mention_nlp, [doc], entity_threshold=1.0, new_entity_bias=1.0)
+    assert len(doc.spans["coref_mentions"]) == 0  # IGNORE wins everywhere
+    redecode(mention_nlp, [doc], entity_threshold=0.5, new_entity_bias=1.0)
+    before = _clusters(doc)
+    mention_nlp.to_disk(tmp_path / "nlp")
+    loaded = spacy.load(tmp_path / "nlp")
+    assert _clusters(_with_gold_candidates(loaded, litbank_piece)) == before
+
+
+def test_docs_without_full_clusters_train_without_loss(litbank_piece):  # noqa: F811
+    nlp = mention_pipeline()
+    ref = nlp.make_doc("Anna met Bob . She smiled .")  # no coref_clusters_N groups at all
+    examples = [Example(nlp.make_doc(litbank_piece.text), litbank_piece), Example(nlp.make_doc(ref.text), ref)]
+    optimizer = nlp.initialize(lambda: examples)
+    losses = {}
+    nlp.update(examples, sgd=optimizer, losses=losses)
+    alone = {}
+    nlp.update(examples[1:], sgd=optimizer, losses=alone)
+    assert losses["entity_memory"] > 0 and alone["entity_memory"] == 0
+
+
+def test_invalid_mention_memory_config_names_the_setting():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("tok2vec", config=TINY_TOK2VEC)
+    with pytest.raises(ValueError, match="n_cells must be at least 1, got 0.*feature_width must be at least 1"):
+        nlp.add_pipe("entity_memory", config={"model": {**MENTION_MODEL, "n_cells": 0, "feature_width": 0}})
