@@ -100,21 +100,27 @@ def _head_index(words: List[str]) -> int:
     return len(words) - 1
 
 
-def _is_sentence_initial(doc: Doc, i: int) -> bool:
-    if i == 0:
-        return True
-    if doc.has_annotation("SENT_START") and doc[i].is_sent_start:
-        return True
-    previous = doc[i - 1].text
-    return previous in SENTENCE_ENDS or "\n" in previous or previous in OPENING_QUOTES | TOGGLING_QUOTES
+def _sentence_initial_flags(doc: Doc, lower: List[str]) -> List[bool]:
+    """Per token: first of the doc or of a sentence (parsed, or after '.', '!', '?', a line break or an
+    opening quote)."""
+    has_sentences = doc.has_annotation("SENT_START")
+    flags = []
+    for i, token in enumerate(doc):
+        previous = lower[i - 1] if i else ""
+        flags.append(i == 0 or (has_sentences and bool(token.is_sent_start)) or previous in SENTENCE_ENDS
+                     or "\n" in previous or previous in OPENING_QUOTES | TOGGLING_QUOTES)
+    return flags
 
 
 def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringIds) -> MentionAttributes:
     """The attributes of the candidate spans [start, end) of ``doc``."""
     quoted = quotation_flags(doc)
+    lower = [t.lower_ for t in doc]
+    initial = _sentence_initial_flags(doc, lower)
+    capitalised = [t.is_title and not first for t, first in zip(doc, initial)]
     rows = []
     for start, end in spans:
-        words = [t.lower_ for t in doc[start:end]]
+        words = lower[start:end]
         pronoun = PRONOUN_CLASS.get(words[0], 0) if len(words) == 1 else 0
         if pronoun:
             _, number, gender = PRONOUNS[words[0]]
@@ -123,7 +129,7 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
         content = words[1:] if len(words) > 1 and words[0] in LEADING_WORDS else words
         head = _head_index(words)
         gender = next((GENDER_OF_WORD[w] for w in words[: head + 1] if w in GENDER_OF_WORD), UNKNOWN)
-        proper = any(doc[t].is_title and not _is_sentence_initial(doc, t) for t in range(start, end))
+        proper = any(capitalised[start:end])
         rows.append((ids(" ".join(content)), ids(words[head]), 0, gender, UNKNOWN, int(quoted[start]),
                      int(proper)))
     matrix = numpy.asarray(rows, dtype="int64").reshape(-1, len(MentionAttributes.FIELDS))

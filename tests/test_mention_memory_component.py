@@ -89,3 +89,39 @@ def test_invalid_mention_memory_config_names_the_setting():
     nlp.add_pipe("tok2vec", config=TINY_TOK2VEC)
     with pytest.raises(ValueError, match="n_cells must be at least 1, got 0.*feature_width must be at least 1"):
         nlp.add_pipe("entity_memory", config={"model": {**MENTION_MODEL, "n_cells": 0, "feature_width": 0}})
+
+
+def test_coref_evaluate_reports_the_floors_and_reuses_chosen_decisions(mention_nlp, litbank_piece, tmp_path):  # noqa: F811
+    import json
+
+    from spacy.tokens import DocBin
+    from typer.testing import CliRunner
+
+    from spacy_entmem.cli import app
+    from spacy_entmem.coref_evaluate import FORCED_BIASES, FORCED_THRESHOLDS, gold_clusters
+    from spacy_entmem.coref_metrics import CorefScorer
+    from spacy_entmem.rule_baseline import string_match_clusters
+
+    corpus = tmp_path / "gold.spacy"
+    DocBin(docs=[litbank_piece], store_user_data=True).to_disk(corpus)
+    mention_nlp.to_disk(tmp_path / "model")
+    result = CliRunner().invoke(app, ["coref-evaluate", str(tmp_path / "model"), str(corpus), "--output-dir",
+                                      str(tmp_path / "out"), "--name", "dev", "--select-on", str(corpus)])
+    assert result.exit_code == 0, result.output
+    assert "rule, our mentions" in result.output and "mention detection P" in result.output
+    scores = json.loads((tmp_path / "out" / "dev.json").read_text())
+    assert scores["entity_threshold"] in FORCED_THRESHOLDS and scores["new_entity_bias"] in FORCED_BIASES
+    key = gold_clusters(litbank_piece)
+    direct = CorefScorer(True)
+    direct.add(key, string_match_clusters([t.text for t in litbank_piece], [m for c in key for m in c]))
+    assert scores["baselines"]["rule_gold_mentions"]["lea_f"] == pytest.approx(direct.scores()["lea_f"])
+    assert scores["gold_mentions"] == len({m for c in key for m in c})
+    assert 0 <= scores["mention_p"] <= 1 and 0 <= scores["candidate_r"] <= 1
+    again = CliRunner().invoke(app, ["coref-evaluate", str(tmp_path / "model"), str(corpus), "--output-dir",
+                                     str(tmp_path / "out"), "--name", "test", "--decisions-from",
+                                     str(tmp_path / "out" / "dev.json")])
+    assert again.exit_code == 0, again.output
+    reused = json.loads((tmp_path / "out" / "test.json").read_text())
+    assert (reused["entity_threshold"], reused["new_entity_bias"]) == (scores["entity_threshold"],
+                                                                       scores["new_entity_bias"])
+    assert reused["coref_lea_f"] == pytest.approx(scores["coref_lea_f"])

@@ -73,21 +73,24 @@ class CellState:
         """(B,) the cell a new entity takes: an empty one (lowest index) or else the least used."""
         return numpy.argmin(numpy.where(self.used, self.usage, -1.0), axis=1)
 
-    def pair_features(self, attrs: numpy.ndarray, starts: numpy.ndarray) -> numpy.ndarray:
-        """(B, N, F) category ids of each (candidate, cell) pair; attrs (B, 7) the candidates' attributes,
-        starts (B,) their first tokens."""
+    def pair_features(self, attrs: numpy.ndarray, starts: numpy.ndarray, rows: numpy.ndarray,
+                      cells: numpy.ndarray) -> numpy.ndarray:
+        """(P, F) category ids of the (candidate, cell) pairs (rows[k], cells[k]); attrs (B, 7) the
+        candidates' attributes, starts (B,) their first tokens."""
         B, N = self.entity.shape
-        exact = numpy.zeros((B, N), dtype="int64")
-        head = numpy.zeros((B, N), dtype="int64")
-        for b in range(B):
-            norm_id, head_id = attrs[b, NORM], attrs[b, HEAD]
-            if norm_id < 0:
+        exact = numpy.where(self.used, 1, 0)
+        head = exact.copy()
+        for b, i in zip(rows.tolist(), cells.tolist()):
+            norm_id = attrs[b, NORM]
+            if norm_id < 0 or not exact[b, i]:
                 continue
-            for i in range(N):
-                if self.entity[b, i] >= 0:
-                    strings = self.strings[b][i]
-                    exact[b, i] = 2 if ("n", norm_id) in strings else 1
-                    head[b, i] = 2 if ("h", head_id) in strings else 1
+            strings = self.strings[b][i]
+            if ("n", norm_id) in strings:
+                exact[b, i] = 2
+            if ("h", attrs[b, HEAD]) in strings:
+                head[b, i] = 2
+        not_pronoun = attrs[:, NORM, None] < 0
+        exact, head = numpy.where(not_pronoun, 0, exact), numpy.where(not_pronoun, 0, head)
         pronoun = attrs[:, PRONOUN, None]
         pronoun_relation = numpy.where(pronoun == 0, 0, numpy.where(
             self.last_pronoun == 0, 3, numpy.where(self.last_pronoun == pronoun, 1, 2)))
@@ -96,12 +99,13 @@ class CellState:
         # 0 = the most recently used cell
         rank = numpy.argsort(numpy.argsort(-self.usage, axis=1, kind="stable"), axis=1, kind="stable")
         quote = 2 * attrs[:, QUOTED, None] + self.last_quoted
-        return numpy.stack([
+        features = numpy.stack([
             exact, head,
             agreement(attrs[:, GENDER, None], self.gender), agreement(attrs[:, NUMBER, None], self.number),
             pronoun_relation, distance, count, numpy.minimum(rank, MAX_RANK), quote, self.proper,
             numpy.broadcast_to(attrs[:, PROPER, None], (B, N)),
         ], axis=-1)
+        return features[rows, cells]
 
     def apply(self, actions: numpy.ndarray, cells: numpy.ndarray, attrs: numpy.ndarray, ends: numpy.ndarray,
               decay: float, active: numpy.ndarray) -> None:
@@ -221,12 +225,8 @@ class MentionMemory(nn.Module):
         g_steps, sim_steps = g.unbind(1), sim_token.unbind(1)
         log_probs, actions, cells, usages = [], [], [], []
         for t in range(M):
-            g_t = g_steps[t][:, None, :].expand(B, N, H)
-            features = torch.from_numpy(state.pair_features(attrs[:, t], spans[:, t, 0]))
-            embedded = torch.cat([emb(features[..., k]) for k, emb in enumerate(self.pair_embeddings)], dim=-1)
-            raw = self.similarity_mlp(sim_steps[t][:, None, :], [memory, g_t * memory, embedded]).squeeze(-1)
-            used = torch.from_numpy(state.used)
-            coref = torch.where(used, raw, torch.full_like(raw, UNUSED_CELL_SCORE))
+            coref = self._cell_scores(g_steps[t], sim_steps[t], memory, state, attrs[:, t], spans[:, t, 0],
+                                      active[:, t])
             logits = torch.cat([torch.zeros_like(mention_score[:, t, None]),
                                 (mention_score[:, t] + new_score[:, t])[:, None],
                                 mention_score[:, t, None] + coref], dim=-1)
@@ -238,7 +238,7 @@ class MentionMemory(nn.Module):
             log_probs.append(log_p)
             actions.append(decision.action)
             cells.append(numpy.where(decision.action == IGNORE, -1, decision.cell))
-            memory = self._update(memory, g_t, decision, active[:, t])
+            memory = self._update(memory, g_steps[t], decision, active[:, t])
             if clusters is not None:
                 new = active[:, t] & (decision.action == OVERWRITE)
                 cell_cluster[rows[new], decision.cell[new]] = clusters[new, t]
@@ -257,16 +257,33 @@ class MentionMemory(nn.Module):
         cell = numpy.where(best >= 2, best - 2, state.least_used())
         return Decision(action.astype("int64"), cell.astype("int64"))
 
+    def _cell_scores(self, g_t: torch.Tensor, sim_t: torch.Tensor, memory: torch.Tensor, state: CellState,
+                     attrs_t: numpy.ndarray, starts_t: numpy.ndarray, active_t: numpy.ndarray) -> torch.Tensor:
+        """(B, N) COREF scores of one step: the similarity MLP on the used cells of the documents still
+        reading (the others keep UNUSED_CELL_SCORE; they are masked anyway, so skipping them is exact)."""
+        B, N = state.entity.shape
+        scores = memory.new_full((B, N), UNUSED_CELL_SCORE)
+        rows, cells = numpy.nonzero(state.used & active_t[:, None])
+        if not len(rows):
+            return scores
+        features = state.pair_features(attrs_t, starts_t, rows, cells)
+        rows_t, cells_t = torch.from_numpy(rows), torch.from_numpy(cells)
+        embedded = torch.cat([emb(torch.from_numpy(features[:, k])) for k, emb in enumerate(self.pair_embeddings)],
+                             dim=-1)
+        cell_memory = memory[rows_t, cells_t]
+        raw = self.similarity_mlp(sim_t[rows_t], [cell_memory, g_t[rows_t] * cell_memory, embedded]).squeeze(-1)
+        return scores.index_put((rows_t, cells_t), raw)
+
     def _update(self, memory: torch.Tensor, g_t: torch.Tensor, decision: Decision, active: numpy.ndarray):
-        B, N, _ = memory.shape
-        onehot = F.one_hot(torch.from_numpy(decision.cell), N).to(torch.bool) & torch.from_numpy(active)[:, None]
-        overwrite = (onehot & torch.from_numpy(decision.action == OVERWRITE)[:, None]).unsqueeze(-1)
-        coref = (onehot & torch.from_numpy(decision.action == COREF)[:, None]).unsqueeze(-1)
-        if not (overwrite.any() or coref.any()):
+        """OVERWRITE m_j ← g; COREF m_i ← β m_i + (1 − β) g, β = σ(w·[m_i; g]); only the cells acted on."""
+        rows = numpy.flatnonzero(active & (decision.action != IGNORE))
+        if not len(rows):
             return memory
-        keep = torch.sigmoid(self.update_gate(torch.cat([memory, g_t], dim=-1)))
-        merged = keep * memory + (1 - keep) * g_t
-        return torch.where(overwrite, g_t, torch.where(coref, merged, memory))
+        rows_t, cells_t = torch.from_numpy(rows), torch.from_numpy(decision.cell[rows])
+        old, new = memory[rows_t, cells_t], g_t[rows_t]
+        keep = torch.sigmoid(self.update_gate(torch.cat([old, new], dim=-1)))
+        coref = torch.from_numpy(decision.action[rows] == COREF)[:, None]
+        return memory.index_put((rows_t, cells_t), torch.where(coref, keep * old + (1 - keep) * new, new))
 
     def _output(self, log_p, actions, cells, usage, n_spans, active_mask, clusters) -> MemoryOutput:
         """The memory log's tensors: entity = 1 − p(IGNORE); overwrite = p(OVERWRITE) on the cell taken by

@@ -110,10 +110,11 @@ def test_pair_features_see_string_matches_and_agreement():
                 0.98, numpy.array([True]))
     state.apply(numpy.array([OVERWRITE]), numpy.array([1]), numpy.array([[-1, -1, 5, 2, 1, 0, 0]]), numpy.array([4]),
                 0.98, numpy.array([True]))
-    darcy = state.pair_features(numpy.array([[5, 6, 0, 0, 0, 0, 1]]), numpy.array([10]))[0]
+    every_cell = (numpy.zeros(3, dtype="int64"), numpy.arange(3))
+    darcy = state.pair_features(numpy.array([[5, 6, 0, 0, 0, 0, 1]]), numpy.array([10]), *every_cell)
     assert darcy[0, 0] == 2 and darcy[1, 0] == 1 and darcy[2, 0] == 0  # match; no match; empty cell: n/a
     assert darcy[0, 1] == 2
-    he = state.pair_features(numpy.array([[-1, -1, 4, 1, 1, 0, 0]]), numpy.array([10]))[0]
+    he = state.pair_features(numpy.array([[-1, -1, 4, 1, 1, 0, 0]]), numpy.array([10]), *every_cell)
     assert he[0, 2] == 1 and he[1, 2] == 2  # gender agrees with Darcy, not with "she"
     assert he[1, 4] == 2 and he[0, 4] == 3  # another pronoun class than "she"; Darcy's last mention is no pronoun
     assert he[1, 7] == 0 and he[0, 7] == 1  # recency rank: "she" is the most recent
