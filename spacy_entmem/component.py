@@ -200,6 +200,7 @@ class EntityMemory(TrainablePipe):
             if forced:  # the decisions the memory took in its loop: the clusters are its contents
                 log["action"] = out.actions[i, :n].numpy().astype(numpy.int8)
                 log["cell"] = out.cells[i, :n].numpy().astype(numpy.int16)
+                log["decided_in_loop"] = numpy.ones(1, dtype=bool)
             else:
                 log["action"], log["cell"] = decode_actions(log, self.cfg["entity_threshold"],
                                                             self.cfg.get("new_entity_bias", 1.0))

@@ -136,6 +136,27 @@ def steps_link_probability(log: MemoryLog, first: List[int], second: List[int], 
     return best
 
 
+def held_link_probability(log: MemoryLog, first: List[int], second: List[int]) -> float:
+    """For a memory that decides inside its loop: the largest probability that a step of ``second`` joins
+    the entity that a step of ``first`` was put in — its COREF probability on the cell holding that entity
+    at that moment (0 when that entity was forgotten or the earlier step was ignored)."""
+    actions, cells = log["action"], log["cell"]
+    entities = step_entities(actions, cells)
+    best = 0.0
+    for a in first:
+        for b in second:
+            lo, hi = min(a, b), max(a, b)
+            entity = entities[lo]
+            if entity < 0 or lo == hi:
+                continue
+            holder = int(cells[lo])
+            # the entity stays in its cell until that cell is overwritten
+            if any(actions[t] == OVERWRITE and cells[t] == holder for t in range(lo + 1, hi)):
+                continue
+            best = max(best, float(log["coref"][hi][holder]))
+    return best
+
+
 def count_entities(overwrite: numpy.ndarray, threshold: float) -> int:
     """People counting (PeTra §3.5): the number of overwrite decisions, Σ_t Σ_i 1[o_{t,i} ≥ α]."""
     return int((overwrite >= threshold).sum()) if overwrite.size else 0

@@ -8,7 +8,7 @@ from spacy.util import registry
 from .attributes import coref_clusters, coref_mentions
 from .coref_metrics import CorefScorer
 from .gap.scoring import GapGold, select_threshold
-from .memory_log import span_link_probability, steps_link_probability, steps_matching
+from .memory_log import held_link_probability, span_link_probability, steps_link_probability, steps_matching
 from .supervision import cluster_groups, find_gap_group, gap_spans
 
 
@@ -30,6 +30,8 @@ def gap_pair_probabilities(eg: Example, group) -> Tuple[float, float]:
     a, b, p = (_aligned_range(eg, spans[k], True) for k in ("A", "B", "PRONOUN"))
     if "spans" in log:  # span model: the candidates that stand for each annotated span
         a, b, p = (steps_matching(log, rng) for rng in (a, b, p))
+        if log.get("decided_in_loop") is not None:  # a hard memory: the cell that holds the entity
+            return held_link_probability(log, a, p), held_link_probability(log, b, p)
         return steps_link_probability(log, a, p), steps_link_probability(log, b, p)
     return span_link_probability(log, a, p), span_link_probability(log, b, p)
 

@@ -59,3 +59,21 @@ def test_steps_matching_prefers_exact_then_inner_then_shortest_containing():
     assert steps_matching(log, (1, 3)) == [1]  # the inner candidate, not [0, 6]
     assert steps_matching(log, (5, 6)) == [4]  # shortest containing: [3, 6] rather than [0, 6]
     assert steps_matching(log, (7, 8)) == []
+
+
+def test_held_link_probability_reads_the_cell_that_holds_the_entity():
+    import pytest
+
+    from spacy_entmem.memory_log import held_link_probability
+
+    # steps: A -> cell 0 (new), B -> cell 1 (new), x ignored, pronoun COREF cell 0; then cell 0 overwritten
+    log = {
+        "action": numpy.array([OVERWRITE, OVERWRITE, IGNORE, COREF, OVERWRITE, COREF], dtype=numpy.int8),
+        "cell": numpy.array([0, 1, -1, 0, 0, 1], dtype=numpy.int16),
+        "coref": numpy.array([[0, 0], [0, 0], [0, 0], [0.7, 0.2], [0, 0], [0.6, 0.3]], dtype=numpy.float32),
+    }
+    assert held_link_probability(log, [0], [3]) == pytest.approx(0.7)  # A's entity is in cell 0
+    assert held_link_probability(log, [1], [3]) == pytest.approx(0.2)  # B's is in cell 1
+    assert held_link_probability(log, [0], [5]) == 0.0  # A's entity was forgotten when cell 0 was overwritten
+    assert held_link_probability(log, [1], [5]) == pytest.approx(0.3)
+    assert held_link_probability(log, [2], [3]) == 0.0  # an ignored step belongs to no entity

@@ -125,3 +125,26 @@ def test_coref_evaluate_reports_the_floors_and_reuses_chosen_decisions(mention_n
     assert (reused["entity_threshold"], reused["new_entity_bias"]) == (scores["entity_threshold"],
                                                                        scores["new_entity_bias"])
     assert reused["coref_lea_f"] == pytest.approx(scores["coref_lea_f"])
+
+
+def test_negative_candidates_change_between_epochs_reproducibly(litbank_piece):  # noqa: F811
+    def draws():
+        nlp = mention_pipeline(negatives_per_token=0.05)
+        eg = Example(nlp.make_doc(litbank_piece.text), litbank_piece)
+        eg.predicted.spans[CANDIDATES_KEY] = [eg.predicted[i: i + 1] for i in range(len(eg.predicted))]
+        memory = nlp.get_pipe("entity_memory")
+        return [{tuple(s) for s in memory.training_candidates(eg).tolist()} for _ in range(2)]
+
+    first, second = draws()
+    assert first != second  # another sample of negatives each epoch
+    assert draws() == [first, second]  # the same sequence in every run
+
+
+def test_gold_is_read_under_the_configured_cluster_prefix(litbank_piece):  # noqa: F811
+    nlp = mention_pipeline(cluster_prefix="entities")
+    ref = litbank_piece.copy()
+    for key in [k for k in ref.spans if k.startswith("coref_clusters_")]:
+        ref.spans[key.replace("coref_clusters", "entities")] = ref.spans.pop(key)
+    eg = Example(nlp.make_doc(ref.text), ref)
+    docs, spans, clusters = nlp.get_pipe("entity_memory")._teacher_forced_batch([eg])
+    assert (clusters[0] >= 0).sum() == len({(s.start, s.end) for s in ref.spans["mention_candidates"]})
