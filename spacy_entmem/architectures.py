@@ -155,8 +155,10 @@ def with_mention_attributes(tok2vec: Model) -> Model:
     return Model(ATTRIBUTES_LAYER, attributes_forward, init=spans_init, layers=[tok2vec])
 
 
-def attributes_forward(model: Model, X: Tuple[List[Doc], List[Ints2d], Optional[List[Ints1d]]], is_train: bool):
-    docs, spans, clusters = X
+def attributes_forward(model: Model, X: Tuple, is_train: bool):
+    """X = (docs, spans, gold codes or None[, partially annotated flag per doc])."""
+    docs, spans, clusters = X[:3]
+    partial = X[3] if len(X) > 3 else None
     vectors, backprop_tok2vec = model.layers[0](docs, is_train)
     ids = StringIds()
     attributes = [mention_attributes(doc, s.tolist(), ids).as_matrix() for doc, s in zip(docs, spans)]
@@ -164,7 +166,7 @@ def attributes_forward(model: Model, X: Tuple[List[Doc], List[Ints2d], Optional[
     def backprop(d_output):
         return backprop_tok2vec(d_output[0])
 
-    return (vectors, None, spans, attributes, clusters), backprop
+    return (vectors, None, spans, attributes, clusters, partial), backprop
 
 
 def is_teacher_forced(model: Model) -> bool:
@@ -293,7 +295,7 @@ def torch_memory(model: Model) -> Optional[torch.nn.Module]:
 
 def convert_inputs(model: Model, X: MemoryInput, is_train: bool):
     parts = X if isinstance(X, tuple) else (X,)
-    vectors, ids, spans, attributes, clusters = (tuple(parts) + (None,) * 4)[:5]
+    vectors, ids, spans, attributes, clusters, partial = (tuple(parts) + (None,) * 5)[:6]
     lengths = [len(x) for x in vectors]
     tensors = [xp2torch(model.ops.asarray2f(x)) for x in vectors]
     padded = pad_sequences(tensors).detach().requires_grad_(is_train)
@@ -306,6 +308,8 @@ def convert_inputs(model: Model, X: MemoryInput, is_train: bool):
         kwargs["attributes"] = pad_rows(attributes, len(MentionAttributes.FIELDS), PADDING_ATTRIBUTES)
     if clusters is not None:
         kwargs["clusters"] = pad_rows([c[:, None] for c in clusters], 1, (-1,)).squeeze(-1)
+    if partial is not None:
+        kwargs["partial"] = torch.tensor(list(partial), dtype=torch.bool)
 
     def backprop(d_inputs: ArgsKwargs) -> MemoryInput:
         d_padded = d_inputs.args[0]

@@ -23,13 +23,14 @@ def gap_convert(
     input_tsv: Path = typer.Argument(..., exists=True, dir_okay=False, help="GAP TSV file"),
     output: Path = typer.Argument(..., help="Output .spacy file"),
     lang: str = typer.Option("en", help="Language of the tokenizer"),
+    limit: int = typer.Option(0, help="Keep only the first N examples (0: all)"),
 ) -> None:
     """Convert a GAP TSV file to a .spacy corpus with sparse supervision."""
     import spacy
 
     from .gap.convert import convert_gap_file
 
-    report = convert_gap_file(spacy.blank(lang), input_tsv, output)
+    report = convert_gap_file(spacy.blank(lang), input_tsv, output, limit)
     msg.good(f"{input_tsv} -> {output}")
     print(report.summary())
 

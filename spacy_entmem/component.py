@@ -303,25 +303,44 @@ class EntityMemory(TrainablePipe):
         return losses
 
     def _teacher_forced_batch(self, examples: List[Example]):
-        """(docs, candidates, gold cluster of each candidate: -1 for a non-mention, the lowest of its
-        clusters for a mention in several)."""
-        from .supervision import cluster_groups, gold_mentions
+        """(docs, candidates, gold code of each candidate, partially annotated flag per doc). Codes: the
+        lowest of a mention's clusters; -1 for a non-mention; in a GAP document (partial) A is 0, B is 1,
+        the pronoun 0 or 1 as annotated (or SOME_OTHER_ENTITY), every other candidate UNKNOWN."""
+        from .supervision import cluster_groups, find_gap_group, gold_mentions
 
-        docs, spans, clusters = [], [], []
+        docs, spans, clusters, partial = [], [], [], []
         for eg in examples:
             docs.append(eg.predicted)
-            if not cluster_groups(eg.reference, self.cfg["cluster_prefix"]):
-                # no full clusters (a GAP paragraph, an unannotated doc): no steps, no loss; the doc stays
-                # in the batch for a shared tok2vec's listener
-                spans.append(numpy.zeros((0, 2), dtype="int64"))
-                clusters.append(numpy.zeros(0, dtype="int64"))
-                continue
-            gold = gold_mentions(eg, self.cfg["gap_key"], self.cfg["cluster_prefix"])
-            candidates = self.training_candidates(eg)
+            gap_group = find_gap_group(eg.reference, self.cfg["gap_key"])
+            if gap_group is None and not cluster_groups(eg.reference, self.cfg["cluster_prefix"]):
+                # no annotation (an unannotated doc): no steps, no loss; the doc stays in the batch for a
+                # shared tok2vec's listener
+                candidates, codes = numpy.zeros((0, 2), dtype="int64"), numpy.zeros(0, dtype="int64")
+            elif gap_group is not None:
+                candidates, codes = self._gap_codes(eg, gap_group)
+            else:
+                gold = gold_mentions(eg, self.cfg["gap_key"], self.cfg["cluster_prefix"])
+                candidates = self.training_candidates(eg)
+                codes = numpy.asarray([min(gold[s]) if s in gold else -1 for s in map(tuple, candidates.tolist())],
+                                      dtype="int64")
             spans.append(candidates)
-            clusters.append(numpy.asarray([min(gold[s]) if s in gold else -1 for s in map(tuple, candidates.tolist())],
-                                          dtype="int64"))
-        return docs, spans, clusters
+            clusters.append(codes)
+            partial.append(gap_group is not None)
+        return docs, spans, clusters, partial
+
+    def _gap_codes(self, eg: Example, group):
+        from .supervision import gold_mentions
+        from .torch_models.mention_memory import SOME_OTHER_ENTITY, UNKNOWN
+
+        labelled = {label: span for span, labels in gold_mentions(eg, self.cfg["gap_key"]).items()
+                    for label in labels}
+        codes_by_span = {labelled[label]: code for label, code in (("A", 0), ("B", 1)) if label in labelled}
+        if "PRONOUN" in labelled:
+            antecedent = 0 if group.attrs.get("A_coref") else 1 if group.attrs.get("B_coref") else SOME_OTHER_ENTITY
+            codes_by_span.setdefault(labelled["PRONOUN"], antecedent)
+        candidates = self.training_candidates(eg)
+        codes = numpy.asarray([codes_by_span.get(s, UNKNOWN) for s in map(tuple, candidates.tolist())], dtype="int64")
+        return candidates, codes
 
     def supervision(self, eg: Example):
         from .supervision import example_supervision

@@ -146,5 +146,25 @@ def test_gold_is_read_under_the_configured_cluster_prefix(litbank_piece):  # noq
     for key in [k for k in ref.spans if k.startswith("coref_clusters_")]:
         ref.spans[key.replace("coref_clusters", "entities")] = ref.spans.pop(key)
     eg = Example(nlp.make_doc(ref.text), ref)
-    docs, spans, clusters = nlp.get_pipe("entity_memory")._teacher_forced_batch([eg])
+    docs, spans, clusters, partial = nlp.get_pipe("entity_memory")._teacher_forced_batch([eg])
+    assert partial == [False]
     assert (clusters[0] >= 0).sum() == len({(s.start, s.end) for s in ref.spans["mention_candidates"]})
+
+
+def test_gap_paragraphs_train_the_pronoun_decision(gap_validation_docs):
+    nlp = mention_pipeline()
+    examples = [Example(nlp.make_doc(doc.text), doc) for doc in gap_validation_docs[:6]]
+    memory = nlp.get_pipe("entity_memory")
+    docs, spans, codes, partial = memory._teacher_forced_batch(examples)
+    assert partial == [True] * 6
+    for doc, s, c in zip(gap_validation_docs[:6], spans, codes):
+        group = doc.spans["gap"]
+        labelled = {span.label_: (span.start, span.end) for span in group}
+        by_span = dict(zip(map(tuple, s.tolist()), c.tolist()))
+        assert by_span[labelled["A"]] == 0 and by_span[labelled["B"]] == 1
+        expected = 0 if group.attrs["A_coref"] else 1 if group.attrs["B_coref"] else -3
+        assert by_span[labelled["PRONOUN"]] == expected
+    optimizer = nlp.initialize(lambda: examples)
+    losses = {}
+    nlp.update(examples, sgd=optimizer, losses=losses)
+    assert 0 < losses["entity_memory"] < float("inf")

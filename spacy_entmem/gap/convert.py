@@ -112,8 +112,10 @@ def convert_gap(nlp: Language, path: Path) -> Tuple[List[Doc], ConversionReport]
     return docs, report
 
 
-def convert_gap_file(nlp: Language, input_path: Path, output_path: Path) -> ConversionReport:
+def convert_gap_file(nlp: Language, input_path: Path, output_path: Path, limit: int = 0) -> ConversionReport:
+    """Convert ``input_path`` (its first ``limit`` examples when > 0) to a DocBin at ``output_path``."""
     docs, report = convert_gap(nlp, input_path)
+    docs = docs[:limit] if limit > 0 else docs
     output_path.parent.mkdir(parents=True, exist_ok=True)
     DocBin(docs=docs, store_user_data=True).to_disk(output_path)
     return report

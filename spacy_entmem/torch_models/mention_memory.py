@@ -20,7 +20,7 @@ u ← γ u, then 1 on the cell acted on (so the least-used cell is the least rec
 is overwritten forgets its entity: a later mention of it starts a new one (bounded memory).
 """
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 import numpy
 import torch
@@ -33,6 +33,10 @@ from .span_petra import SpanPetraMemory
 
 IGNORE, OVERWRITE, COREF = 0, 1, 2
 NO_CLUSTER = -1
+# gold codes of a candidate (besides a cluster id >= 0 and NOT_A_MENTION): in partially annotated documents
+# (GAP) the memory follows its own decision at UNKNOWN candidates, without loss; a SOME_OTHER_ENTITY
+# candidate is a mention of none of the annotated entities (a GAP pronoun that is neither A's nor B's)
+NOT_A_MENTION, UNKNOWN, SOME_OTHER_ENTITY = -1, -2, -3
 # attribute columns (spacy_entmem.mention_attributes.MentionAttributes.FIELDS)
 NORM, HEAD, PRONOUN, GENDER, NUMBER, QUOTED, PROPER = range(7)
 DISTANCE_EDGES = numpy.array([1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128, 256, 512, 1024])
@@ -137,22 +141,54 @@ class CellState:
 
 @dataclass
 class Decision:
-    """Per step: the action (B,), the cell it acts on (B,), and for training the cluster each cell's
-    entity belongs to."""
+    """Per step: the action (B,) and the cell it acts on (B,)."""
 
     action: numpy.ndarray
     cell: numpy.ndarray
 
 
-def gold_decision(state: CellState, clusters: numpy.ndarray, cell_cluster: numpy.ndarray) -> Decision:
-    """The gold action of each row: IGNORE for a non-mention (cluster -1), COREF with the cell that holds
-    the mention's cluster, else OVERWRITE of the least-used cell."""
+def allowed_actions(state: CellState, codes: numpy.ndarray, cell_cluster: numpy.ndarray,
+                    partial: numpy.ndarray) -> Tuple[numpy.ndarray, numpy.ndarray]:
+    """(B, N + 2) the actions [IGNORE, OVERWRITE, COREF 1..N] that agree with the gold, and (B,) whether
+    the step is supervised at all.
+
+    Fully annotated documents allow exactly one action: IGNORE for a non-mention, COREF with the cell that
+    holds the mention's cluster, else OVERWRITE. In partially annotated documents (``partial``) a known
+    cluster not in memory yet may start a new entity or join any cell that holds no other known cluster
+    (an earlier mention of it may have gone unannotated); so may a SOME_OTHER_ENTITY mention; an UNKNOWN
+    candidate allows everything and is not supervised."""
     B, N = cell_cluster.shape
-    holds = (cell_cluster == clusters[:, None]) & state.used & (clusters[:, None] >= 0)
+    allowed = numpy.zeros((B, N + 2), dtype=bool)
+    holds = (cell_cluster == codes[:, None]) & state.used & (codes[:, None] >= 0)
     has = holds.any(axis=1)
-    action = numpy.where(clusters < 0, IGNORE, numpy.where(has, COREF, OVERWRITE))
-    cell = numpy.where(has, holds.argmax(axis=1), state.least_used())
-    return Decision(action.astype("int64"), cell.astype("int64"))
+    free_cells = state.used & (cell_cluster < 0)  # cells holding no annotated cluster
+    for b in range(B):
+        code = codes[b]
+        if code == NOT_A_MENTION:
+            allowed[b, IGNORE] = True
+        elif has[b]:
+            allowed[b, 2 + holds[b].argmax()] = True
+        elif code == UNKNOWN:
+            allowed[b] = True
+        elif partial[b]:
+            allowed[b, OVERWRITE] = True
+            allowed[b, 2:] = free_cells[b]
+        else:
+            allowed[b, OVERWRITE] = True
+    return allowed, codes != UNKNOWN
+
+
+def gold_decision(state: CellState, clusters: numpy.ndarray, cell_cluster: numpy.ndarray) -> Decision:
+    """The gold action of each row of a fully annotated batch (see ``allowed_actions``)."""
+    allowed, _ = allowed_actions(state, clusters, cell_cluster, numpy.zeros(len(clusters), dtype=bool))
+    return choose(allowed.astype(float), state)
+
+
+def choose(scores: numpy.ndarray, state: CellState) -> Decision:
+    """The best action per row of scores (B, N + 2); a new entity takes the least-used cell."""
+    best = scores.argmax(axis=1)
+    return Decision(numpy.minimum(best, COREF).astype("int64"),
+                    numpy.where(best >= 2, best - 2, state.least_used()).astype("int64"))
 
 
 class MentionMemory(nn.Module):
@@ -195,10 +231,12 @@ class MentionMemory(nn.Module):
     _represent_chunk = SpanPetraMemory._represent_chunk
 
     def forward(self, X: torch.Tensor, lengths: torch.Tensor, spans: torch.Tensor, n_spans: torch.Tensor,
-                attributes: torch.Tensor, clusters: Optional[torch.Tensor] = None) -> MemoryOutput:
+                attributes: torch.Tensor, clusters: Optional[torch.Tensor] = None,
+                partial: Optional[torch.Tensor] = None) -> MemoryOutput:
         """X (B, T, D) token vectors; spans (B, M, 2) candidates in step order (rows ≥ n_spans are
         padding); attributes (B, M, 7); clusters (B, M) the gold cluster of each candidate (-1: not a
-        mention) for teacher forcing, None at inference."""
+        mention, or UNKNOWN / SOME_OTHER_ENTITY in partially annotated documents) for teacher forcing, None at
+        inference; partial (B,) which documents are partially annotated (GAP)."""
         B, M = spans.shape[:2]
         if X.shape[1] == 0 or M == 0:
             return self._empty(X, n_spans)
@@ -211,9 +249,11 @@ class MentionMemory(nn.Module):
         new_score = self.new_entity_mlp(candidate).squeeze(-1)
         sim_token = self.similarity_mlp.project_tokens(g)
         return self.read_memory(g, sim_token, mention_score, new_score, spans.numpy(), attrs,
-                                n_spans, None if clusters is None else clusters.numpy())
+                                n_spans, None if clusters is None else clusters.numpy(),
+                                None if partial is None else partial.numpy().astype(bool))
 
-    def read_memory(self, g, sim_token, mention_score, new_score, spans, attrs, n_spans, clusters) -> MemoryOutput:
+    def read_memory(self, g, sim_token, mention_score, new_score, spans, attrs, n_spans, clusters,
+                    partial=None) -> MemoryOutput:
         B, M, H = g.shape
         N = self.n_cells
         active_mask = token_mask(n_spans, M)
@@ -223,7 +263,9 @@ class MentionMemory(nn.Module):
         memory = g.new_zeros(B, N, H)
         rows = numpy.arange(B)
         g_steps, sim_steps = g.unbind(1), sim_token.unbind(1)
-        log_probs, actions, cells, usages = [], [], [], []
+        log_probs, actions, cells, usages, gold_steps = [], [], [], [], []
+        partial = numpy.zeros(B, dtype=bool) if partial is None else partial
+        n_supervised = 0
         for t in range(M):
             coref = self._cell_scores(g_steps[t], sim_steps[t], memory, state, attrs[:, t], spans[:, t, 0],
                                       active[:, t])
@@ -231,31 +273,39 @@ class MentionMemory(nn.Module):
                                 (mention_score[:, t] + new_score[:, t])[:, None],
                                 mention_score[:, t, None] + coref], dim=-1)
             log_p = torch.log_softmax(logits, dim=-1)
-            if clusters is not None:
-                decision = gold_decision(state, clusters[:, t], cell_cluster)
+            if clusters is not None:  # teacher forcing: the best of the actions the gold allows
+                allowed, supervised = allowed_actions(state, clusters[:, t], cell_cluster, partial)
+                mask = torch.from_numpy(allowed)
+                decision = choose(log_p.detach().masked_fill(~mask, -float("inf")).numpy(), state)
+                gold = torch.logsumexp(log_p.masked_fill(~mask, -float("inf")), dim=-1)
+                counted = supervised & active[:, t]
+                gold_steps.append(gold * torch.from_numpy(counted).to(gold.dtype))
+                n_supervised += int(counted.sum())
             else:
                 decision = self._greedy(log_p.detach(), state)
             log_probs.append(log_p)
             actions.append(decision.action)
             cells.append(numpy.where(decision.action == IGNORE, -1, decision.cell))
             memory = self._update(memory, g_steps[t], decision, active[:, t])
-            if clusters is not None:
-                new = active[:, t] & (decision.action == OVERWRITE)
-                cell_cluster[rows[new], decision.cell[new]] = clusters[new, t]
+            if clusters is not None:  # which annotated cluster each cell now holds (-1: none)
+                code = clusters[:, t]
+                acted = active[:, t] & (decision.action != IGNORE)
+                known = acted & (code >= 0)
+                cell_cluster[rows[known], decision.cell[known]] = code[known]
+                fresh = acted & (code < 0) & (decision.action == OVERWRITE)
+                cell_cluster[rows[fresh], decision.cell[fresh]] = NO_CLUSTER
             state.apply(decision.action, decision.cell, attrs[:, t], spans[:, t, 1], self.usage_decay, active[:, t])
             usages.append(torch.from_numpy(state.usage.copy()).to(g.dtype))
         return self._output(torch.stack(log_probs, dim=1), numpy.stack(actions, 1), numpy.stack(cells, 1),
-                            torch.stack(usages, dim=1), n_spans, active_mask, clusters)
+                            torch.stack(usages, dim=1), n_spans, active_mask,
+                            torch.stack(gold_steps, dim=1) if gold_steps else None, n_supervised)
 
     def _greedy(self, log_p: torch.Tensor, state: CellState) -> Decision:
         """The argmax action after the inference offsets; ties go to the lowest index."""
         scores = log_p.clone()
         scores[:, IGNORE] += self.ignore_bias
         scores[:, OVERWRITE] += self.new_entity_bias
-        best = scores.argmax(dim=-1).numpy()
-        action = numpy.minimum(best, COREF)
-        cell = numpy.where(best >= 2, best - 2, state.least_used())
-        return Decision(action.astype("int64"), cell.astype("int64"))
+        return choose(scores.numpy(), state)
 
     def _cell_scores(self, g_t: torch.Tensor, sim_t: torch.Tensor, memory: torch.Tensor, state: CellState,
                      attrs_t: numpy.ndarray, starts_t: numpy.ndarray, active_t: numpy.ndarray) -> torch.Tensor:
@@ -285,7 +335,8 @@ class MentionMemory(nn.Module):
         coref = torch.from_numpy(decision.action[rows] == COREF)[:, None]
         return memory.index_put((rows_t, cells_t), torch.where(coref, keep * old + (1 - keep) * new, new))
 
-    def _output(self, log_p, actions, cells, usage, n_spans, active_mask, clusters) -> MemoryOutput:
+    def _output(self, log_p, actions, cells, usage, n_spans, active_mask, gold_logprob=None,
+                n_supervised: int = 0) -> MemoryOutput:
         """The memory log's tensors: entity = 1 − p(IGNORE); overwrite = p(OVERWRITE) on the cell taken by
         a new entity at that step; coref = p(COREF i); plus the hard decisions and, in training, log p of
         the gold action at each step."""
@@ -304,9 +355,7 @@ class MentionMemory(nn.Module):
         )
         out.actions = torch.from_numpy(actions * active_mask.numpy())
         out.cells = torch.from_numpy(numpy.where(active_mask.numpy(), cells, -1))
-        if clusters is not None:
-            gold = torch.from_numpy(numpy.where(actions == COREF, 2 + cells, actions))
-            out.gold_logprob = log_p.gather(-1, gold.unsqueeze(-1)).squeeze(-1) * mask
+        out.gold_logprob, out.supervised_steps = gold_logprob, n_supervised
         return out
 
     def _empty(self, X: torch.Tensor, n_spans: torch.Tensor) -> MemoryOutput:
@@ -319,11 +368,10 @@ class MentionMemory(nn.Module):
 
 
 def action_loss(out: MemoryOutput) -> torch.Tensor:
-    """Mean negative log-likelihood of the gold action over the batch's real steps."""
-    n_steps = int(out.lengths.sum())
-    if out.gold_logprob is None or not n_steps:
+    """Mean negative log-likelihood of the actions the gold allows, over the batch's supervised steps."""
+    if out.gold_logprob is None or not out.supervised_steps:
         return out.entity.sum() * 0.0
-    return -out.gold_logprob.sum() / n_steps
+    return -out.gold_logprob.sum() / out.supervised_steps
 
 
 def validate_mention_memory_config(n_cells: int, hidden_width: int, mlp_width: int, usage_decay: float,

@@ -31,6 +31,7 @@ class MemoryOutput:
     gold_logprob: Optional[torch.Tensor] = None
     actions: Optional[torch.Tensor] = None
     cells: Optional[torch.Tensor] = None
+    supervised_steps: int = 0  # how many steps gold_logprob supervises
 
     DIFFERENTIABLE = ("entity", "overwrite", "coref", "usage", "next_logprob", "gold_logprob")
 

@@ -118,3 +118,46 @@ def test_pair_features_see_string_matches_and_agreement():
     assert he[0, 2] == 1 and he[1, 2] == 2  # gender agrees with Darcy, not with "she"
     assert he[1, 4] == 2 and he[0, 4] == 3  # another pronoun class than "she"; Darcy's last mention is no pronoun
     assert he[1, 7] == 0 and he[0, 7] == 1  # recency rank: "she" is the most recent
+
+
+def test_partial_annotation_constrains_only_the_annotated_mentions():
+    from spacy_entmem.torch_models.mention_memory import SOME_OTHER_ENTITY, UNKNOWN, allowed_actions
+
+    state = CellState(1, 4)
+    cell_cluster = numpy.full((1, 4), -1)
+    # cell 0: an unannotated entity; cell 1: annotated cluster 0 (A); cell 2: annotated cluster 1 (B)
+    for cell, code in ((0, -1), (1, 0), (2, 1)):
+        state.apply(numpy.array([OVERWRITE]), numpy.array([cell]), numpy.full((1, 7), -1), numpy.array([cell]),
+                    0.98, numpy.array([True]))
+        cell_cluster[0, cell] = code
+    partial = numpy.array([True])
+
+    def allowed(code):
+        mask, supervised = allowed_actions(state, numpy.array([code]), cell_cluster, partial)
+        return mask[0].tolist(), bool(supervised[0])
+
+    # the pronoun of A joins A's cell, nothing else
+    assert allowed(0) == ([False, False, False, True, False, False], True)
+    # a pronoun that is neither A's nor B's: a new entity or the unannotated entity, never A or B
+    assert allowed(SOME_OTHER_ENTITY) == ([False, True, True, False, False, False], True)
+    # an unannotated candidate: anything, no loss
+    assert allowed(UNKNOWN) == ([True] * 6, False)
+    # a known cluster seen for the first time (an earlier mention may have gone unannotated)
+    assert allowed(5) == ([False, True, True, False, False, False], True)
+    # in a fully annotated document the same cluster has exactly one gold action
+    full, _ = allowed_actions(state, numpy.array([5]), cell_cluster, numpy.array([False]))
+    assert full[0].tolist() == [False, True, False, False, False, False]
+
+
+def test_partial_documents_train_on_the_pronoun_decision(memory):
+    from spacy_entmem.torch_models.mention_memory import UNKNOWN
+
+    X, lengths, spans, n = _inputs()
+    # pronoun (step 0) before A (step 2): cataphora; B at step 3; the others unannotated
+    codes = torch.tensor([[0, UNKNOWN, 0, 1, UNKNOWN, UNKNOWN]])
+    out = memory.train()(X, lengths, spans, n, _plain(6), codes, torch.tensor([True]))
+    assert out.supervised_steps == 3
+    assert out.actions[0, 2] == COREF and out.cells[0, 2] == out.cells[0, 0]  # A joins its pronoun's entity
+    assert out.cells[0, 3] != out.cells[0, 0]  # B never joins A's entity
+    action_loss(out).backward()
+    assert torch.isfinite(memory.mention_mlp[0].weight.grad).all()
