@@ -27,3 +27,18 @@ def test_f1_plot_is_written(tmp_path):
     records = [{"model": "petra", "n_cells": n, "seed": s, "validation_f1": 60 + n + s} for n in (2, 4) for s in (0, 1)]
     plot_f1_by_memory_size(records, {"petra": "PeTra", "rr": "Referential Reader"}, tmp_path / "f1.png")
     assert (tmp_path / "f1.png").stat().st_size > 1000
+
+
+def test_learning_curves_plot_reads_a_training_log(tmp_path):
+    import pytest
+
+    from spacy_entmem.plots import plot_learning_curves
+
+    scores = lambda f: {"coref_conll_f": f, "coref_lea_f": f / 2, "spans_mention_candidates_r": 0.5}  # noqa: E731
+    records = [{"epoch": e, "step": 50 * i, "score": 0.1 * i, "seconds": 10.0 * i, "scores": scores(0.1 * i)}
+               for i, e in enumerate([0, 0, 1, 1, 2])]
+    out = tmp_path / "curves.png"
+    plot_learning_curves(records, out, title="dev")
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 5000
+    with pytest.raises(ValueError, match="no evaluations"):
+        plot_learning_curves([], tmp_path / "empty.png")

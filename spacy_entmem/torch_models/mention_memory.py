@@ -44,6 +44,9 @@ COUNT_EDGES = numpy.array([2, 3, 4, 6, 9, 16])
 MAX_RANK = 12
 # categories of each pair feature (see CellState.pair_features)
 PAIR_FEATURE_SIZES = (3, 3, 3, 3, 4, len(DISTANCE_EDGES) + 1, len(COUNT_EDGES) + 1, MAX_RANK + 1, 4, 2, 2)
+PAIR_FEATURE_NAMES = ("exact string match", "head match", "gender agreement", "number agreement",
+                      "pronoun vs the cell's last mention", "token distance", "cell size", "recency rank",
+                      "quotation", "cell has a proper name", "candidate is a proper name")
 N_PRONOUN_CLASSES = 8
 
 
@@ -226,6 +229,8 @@ class MentionMemory(nn.Module):
         # decision offsets at inference (log space): set by the pipeline component
         self.ignore_bias = 0.0
         self.new_entity_bias = 0.0
+        # pair features held at category 0 ("not applicable"), for ablations (benchmarks/feature_ablation.py)
+        self.disabled_pair_features: Tuple[int, ...] = ()
 
     represent_spans = SpanPetraMemory.represent_spans
     _represent_chunk = SpanPetraMemory._represent_chunk
@@ -317,6 +322,8 @@ class MentionMemory(nn.Module):
         if not len(rows):
             return scores
         features = state.pair_features(attrs_t, starts_t, rows, cells)
+        if self.disabled_pair_features:
+            features[:, list(self.disabled_pair_features)] = 0
         rows_t, cells_t = torch.from_numpy(rows), torch.from_numpy(cells)
         embedded = torch.cat([emb(torch.from_numpy(features[:, k])) for k, emb in enumerate(self.pair_embeddings)],
                              dim=-1)

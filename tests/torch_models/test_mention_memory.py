@@ -161,3 +161,17 @@ def test_partial_documents_train_on_the_pronoun_decision(memory):
     assert out.cells[0, 3] != out.cells[0, 0]  # B never joins A's entity
     action_loss(out).backward()
     assert torch.isfinite(memory.mention_mlp[0].weight.grad).all()
+
+
+def test_disabled_pair_features_no_longer_reach_the_scores(memory):
+    from spacy_entmem.torch_models.mention_memory import PAIR_FEATURE_NAMES
+
+    X, lengths, spans, n = _inputs(m=3, t=6)
+    same = _attributes([(0, 0, 0, 0, 0, 0, 1)] * 3)  # the same name three times: exact and head match
+    other = _attributes([(0, 0, 0, 0, 0, 0, 1), (1, 1, 0, 0, 0, 0, 1), (2, 2, 0, 0, 0, 0, 1)])
+    memory.eval()
+    memory.ignore_bias = -50.0  # every candidate is a mention, so later ones are compared with cells
+    with torch.no_grad():
+        assert not torch.allclose(memory(X, lengths, spans, n, same).coref, memory(X, lengths, spans, n, other).coref)
+        memory.disabled_pair_features = tuple(range(len(PAIR_FEATURE_NAMES)))
+        assert torch.allclose(memory(X, lengths, spans, n, same).coref, memory(X, lengths, spans, n, other).coref)
