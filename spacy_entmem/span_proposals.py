@@ -7,7 +7,8 @@ same spans, but pairs each start only with the ends inside ``max_length`` (binar
 is linear in the document length times ``max_length``. It also keeps at most ``max_per_token`` × length
 candidates, those with the highest min(start, end) probability (an untrained or low-threshold finder can
 otherwise propose tens of thousands of spans per page); the kept scores are in the group's
-``attrs["scores"]``.
+``attrs["scores"]``. Candidates never cross a sentence end or a line break, and (``propose_pronouns``) every
+personal pronoun is a candidate whatever its score: a closed class the memory may still ignore.
 """
 from bisect import bisect_left, bisect_right
 from typing import Callable, Iterable, Optional
@@ -18,6 +19,8 @@ from spacy.pipeline.span_finder import DEFAULT_SPAN_FINDER_MODEL, SpanFinder
 from spacy.tokens import Doc, SpanGroup
 from thinc.api import Model
 from thinc.types import Floats2d
+
+from .mention_attributes import PRONOUNS
 
 CANDIDATES_KEY = "mention_candidates"
 
@@ -32,6 +35,7 @@ CANDIDATES_KEY = "mention_candidates"
         "max_length": 20,
         "min_length": None,
         "max_per_token": 0.4,
+        "propose_pronouns": True,
         "scorer": {"@scorers": "spacy.span_finder_scorer.v1"},
     },
     default_score_weights={f"spans_{CANDIDATES_KEY}_f": 0.0, f"spans_{CANDIDATES_KEY}_p": 0.0,
@@ -40,6 +44,7 @@ CANDIDATES_KEY = "mention_candidates"
 def make_linear_span_finder(
     nlp: Language, name: str, model: Model[Iterable[Doc], Floats2d], spans_key: str, threshold: float,
     max_length: Optional[int], min_length: Optional[int], max_per_token: float, scorer: Optional[Callable],
+    propose_pronouns: bool = True,
 ) -> "LinearSpanFinder":
     if max_length is None:
         raise ValueError(f"[spacy-entmem] {name}: max_length must be set (a number of tokens); without it "
@@ -49,6 +54,7 @@ def make_linear_span_finder(
     finder = LinearSpanFinder(nlp, model, name, spans_key=spans_key, threshold=threshold, max_length=max_length,
                               min_length=min_length, scorer=scorer)
     finder.cfg["max_per_token"] = max_per_token
+    finder.cfg["propose_pronouns"] = propose_pronouns
     return finder
 
 
@@ -114,6 +120,14 @@ class LinearSpanFinder(SpanFinder):
             if len(pairs) > limit:  # keep the best, in their original order
                 keep = numpy.sort(numpy.argpartition(-pair_scores, limit - 1)[:limit])
                 pairs, pair_scores = [pairs[i] for i in keep], pair_scores[keep]
+            if self.cfg.get("propose_pronouns", False):  # a closed class: every personal pronoun is a candidate
+                known = set(pairs)
+                extra = [(t.i, t.i) for t in doc if t.lower_ in PRONOUNS and (t.i, t.i) not in known]
+                if extra:
+                    pairs = sorted(pairs + extra)
+                    by_pair = dict(zip(known, pair_scores.tolist()))
+                    pair_scores = numpy.asarray([by_pair.get(p, min(doc_scores[p[0], 0], doc_scores[p[1], 1]))
+                                                 for p in pairs], dtype="float32")
             doc.spans[self.cfg["spans_key"]] = SpanGroup(
                 doc, name=self.cfg["spans_key"], spans=[doc[s: e + 1] for s, e in pairs],
                 attrs={"scores": [round(float(x), 4) for x in pair_scores]},

@@ -73,3 +73,18 @@ def test_candidates_never_cross_a_sentence_end_or_a_line_break():
             token.is_sent_start = token.i == 0
     finder.set_annotations([sentenced], numpy.ones((5, 2), dtype="float32"))
     assert all(e <= 3 or s >= 3 for s, e in ((x.start, x.end) for x in sentenced.spans["mention_candidates"]))
+
+
+def test_personal_pronouns_are_always_candidates_unless_switched_off():
+    nlp = spacy.blank("en")
+    finder = _finder(nlp, threshold=0.5, max_length=4)
+    doc = nlp.make_doc("She said that he and Anna saw them")
+    scores = numpy.zeros((len(doc), 2), dtype="float32")
+    scores[5, 0] = scores[5, 1] = 0.9  # "Anna"
+    finder.set_annotations([doc], scores)
+    group = doc.spans["mention_candidates"]
+    assert [s.text for s in group] == ["She", "he", "Anna", "them"]
+    assert len(group.attrs["scores"]) == 4 and group.attrs["scores"][2] == pytest.approx(0.9)
+    quiet = _finder(spacy.blank("en"), threshold=0.5, max_length=4, propose_pronouns=False)
+    quiet.set_annotations([doc], scores)
+    assert [s.text for s in doc.spans["mention_candidates"]] == ["Anna"]
