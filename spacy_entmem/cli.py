@@ -112,6 +112,7 @@ def coref_evaluate(
     select_on: Optional[Path] = typer.Option(None, exists=True, dir_okay=False,
                                              help="Choose entity_threshold and new_entity_bias on this corpus (dev) first"),
     select_by: str = typer.Option("lea", help="F1 that chooses the decision settings: lea or conll"),
+    select_finder: bool = typer.Option(False, help="With --select-on: first choose the span finder's threshold"),
     decisions_from: Optional[Path] = typer.Option(None, exists=True, dir_okay=False,
                                                   help="Use the decision settings of an earlier coref-evaluate JSON"),
 ) -> None:
@@ -124,6 +125,14 @@ def coref_evaluate(
     if decisions_from is not None:
         chosen = json.loads(decisions_from.read_text(encoding="utf8"))
         memory.cfg.update(entity_threshold=chosen["entity_threshold"], new_entity_bias=chosen["new_entity_bias"])
+        if "finder_threshold" in chosen and "span_finder" in nlp.pipe_names:
+            nlp.get_pipe("span_finder").cfg["threshold"] = chosen["finder_threshold"]
+    if select_on is not None and select_finder:
+        from .coref_evaluate import select_finder_threshold
+
+        finder_threshold, tried_finder = select_finder_threshold(nlp, select_on, batch_size, metric=select_by)
+        msg.info(f"span_finder threshold {finder_threshold}: {select_by} F1 {100 * tried_finder[finder_threshold]:.1f} "
+                 f"on {select_on} (tried {', '.join(f'{k}: {100 * v:.1f}' for k, v in tried_finder.items())})")
     if select_on is not None:
         (threshold, bias), tried = select_decisions(nlp, select_on, batch_size, metric=select_by)
         msg.info(f"entity_threshold {threshold}, new_entity_bias {bias}: {select_by} F1 "
@@ -131,6 +140,8 @@ def coref_evaluate(
         memory.cfg.update(entity_threshold=threshold, new_entity_bias=bias)
     scores = evaluate_corpus(nlp, corpus, output_dir, name, batch_size)
     scores["entity_threshold"] = memory.cfg["entity_threshold"]
+    if "span_finder" in nlp.pipe_names:
+        scores["finder_threshold"] = nlp.get_pipe("span_finder").cfg["threshold"]
     scores["new_entity_bias"] = memory.cfg.get("new_entity_bias", 1.0)
     scores["decisions_selected_on"] = str(select_on) if select_on else (
         json.loads(decisions_from.read_text(encoding="utf8")).get("decisions_selected_on") if decisions_from else None)
@@ -340,32 +351,49 @@ def ship_default(
     import spacy_entmem
 
     target = target or spacy_entmem.DEFAULT_PIPELINE
-    if target.exists():
-        shutil.rmtree(target)
-    shutil.copytree(source, target)
+    finder_threshold = None
     if decisions_from is not None:
         chosen = json.loads(decisions_from.read_text(encoding="utf8"))
         entity_threshold, new_entity_bias = chosen["entity_threshold"], chosen["new_entity_bias"]
+        finder_threshold = chosen.get("finder_threshold")
     if entity_threshold is not None and not 0.0 <= entity_threshold <= 1.0:
         msg.fail(f"entity_threshold must be in [0, 1], got {entity_threshold}", exits=1)
     if new_entity_bias is not None and not new_entity_bias > 0:
         msg.fail(f"new_entity_bias must be > 0, got {new_entity_bias}", exits=1)
+    # copy, set and check next to the target; only a pipeline that loads and annotates replaces it
+    staging = target.with_name(target.name + ".staging")
+    if staging.exists():
+        shutil.rmtree(staging)
+    shutil.copytree(source, staging)
     settings = {k: v for k, v in (("entity_threshold", entity_threshold), ("new_entity_bias", new_entity_bias))
                 if v is not None}
+    config = Config().from_disk(staging / "config.cfg", interpolate=False)
     if settings:
-        cfg = srsly.read_json(target / "entity_memory" / "cfg")
+        cfg = srsly.read_json(staging / "entity_memory" / "cfg")
         cfg.update(settings)
-        srsly.write_json(target / "entity_memory" / "cfg", cfg)
-        config = Config().from_disk(target / "config.cfg", interpolate=False)
+        srsly.write_json(staging / "entity_memory" / "cfg", cfg)
         config["components"]["entity_memory"].update(settings)
-        config.to_disk(target / "config.cfg")
-    meta = srsly.read_json(target / "meta.json")
+    if finder_threshold is not None and (staging / "span_finder" / "cfg").exists():
+        cfg = srsly.read_json(staging / "span_finder" / "cfg")
+        cfg["threshold"] = finder_threshold
+        srsly.write_json(staging / "span_finder" / "cfg", cfg)
+        config["components"]["span_finder"]["threshold"] = finder_threshold
+    config.to_disk(staging / "config.cfg")
+    meta = srsly.read_json(staging / "meta.json")
     meta.update({"name": "entmem_default", "version": spacy_entmem.__version__, "description": description,
                  "author": "spacy-entmem developers", "license": "MIT"})
-    srsly.write_json(target / "meta.json", meta)
-    nlp = spacy.load(target)
-    samples = sorted((Path(spacy_entmem.__file__).parent / "samples").glob("*.txt"))
-    docs = list(nlp.pipe(path.read_text(encoding="utf8") for path in samples))
+    srsly.write_json(staging / "meta.json", meta)
+    try:
+        nlp = spacy.load(staging)
+        samples = sorted((Path(spacy_entmem.__file__).parent / "samples").glob("*.txt"))
+        docs = list(nlp.pipe(path.read_text(encoding="utf8") for path in samples))
+    except Exception as error:  # noqa: BLE001 (any failure keeps the old pipeline)
+        shutil.rmtree(staging)
+        msg.fail(f"{source} does not load or annotate after setting it up ({error}); {target} left as it was",
+                 exits=1)
+    if target.exists():
+        shutil.rmtree(target)
+    staging.rename(target)
     size = sum(f.stat().st_size for f in target.rglob("*") if f.is_file())
     msg.good(f"{source} -> {target} ({size / 1e6:.1f} MB); annotated {len(docs)} samples")
 

@@ -99,6 +99,31 @@ def select_decisions(nlp: Language, corpus: Path, batch_size: int = 4, threshold
     return best, results
 
 
+FINDER_THRESHOLDS = (0.05, 0.1, 0.15, 0.2, 0.3)
+
+
+def select_finder_threshold(nlp: Language, corpus: Path, batch_size: int = 4,
+                            thresholds: Sequence[float] = FINDER_THRESHOLDS, metric: str = "lea",
+                            finder: str = "span_finder") -> Tuple[float, Dict[float, float]]:
+    """The span finder's ``threshold`` with the best ``metric`` F1 on ``corpus`` (ties: the higher one,
+    fewer candidates), at the memory's current decision settings, and the F1 of every threshold tried. The
+    finder's cap on candidates per token still applies. The finder and the memory run again per setting;
+    the token vectors are computed once. The threshold is left set to the best."""
+    finder_pipe, memory = nlp.get_pipe(finder), nlp.get_pipe("entity_memory")
+    references = _read(nlp, corpus)
+    with nlp.select_pipes(disable=[finder, "entity_memory"]):
+        docs, _ = _predict(nlp, references, batch_size)
+    results = {}
+    for threshold in thresholds:
+        finder_pipe.cfg["threshold"] = threshold
+        predicted = list(memory.pipe(finder_pipe.pipe(docs, batch_size=batch_size), batch_size=batch_size))
+        results[threshold] = score_entity_memory([Example(p, r) for p, r in zip(predicted, references)])[
+            f"coref_{metric}_f"]
+    best = max(results, key=lambda k: (results[k], k))
+    finder_pipe.cfg["threshold"] = best
+    return best, results
+
+
 def baseline_scores(examples: Sequence[Example]) -> Dict[str, Dict[str, float]]:
     """The floors on the same documents (with singletons): the string-match rule and all singletons on
     the pipeline's own predicted mentions, and the rule on the gold mentions."""

@@ -168,3 +168,39 @@ def test_gap_paragraphs_train_the_pronoun_decision(gap_validation_docs):
     losses = {}
     nlp.update(examples, sgd=optimizer, losses=losses)
     assert 0 < losses["entity_memory"] < float("inf")
+
+
+def test_finder_threshold_selection_and_a_checked_ship(mention_nlp, litbank_piece, tmp_path):  # noqa: F811
+    import json
+
+    from spacy.tokens import DocBin
+    from typer.testing import CliRunner
+
+    from spacy_entmem.cli import app
+    from spacy_entmem.coref_evaluate import select_finder_threshold
+
+    corpus = tmp_path / "gold.spacy"
+    DocBin(docs=[litbank_piece], store_user_data=True).to_disk(corpus)
+    best, tried = select_finder_threshold(mention_nlp, corpus, thresholds=(0.1, 0.5, 0.9))
+    assert set(tried) == {0.1, 0.5, 0.9} and tried[best] == max(tried.values())
+    assert mention_nlp.get_pipe("span_finder").cfg["threshold"] == best
+    mention_nlp.get_pipe("span_finder").cfg["threshold"] = 0.3
+    mention_nlp.to_disk(tmp_path / "trained")
+    decisions = tmp_path / "chosen.json"
+    decisions.write_text(json.dumps({"entity_threshold": 0.6, "new_entity_bias": 1.4, "finder_threshold": 0.15}))
+    target = tmp_path / "shipped"
+    result = CliRunner().invoke(app, ["ship-default", str(tmp_path / "trained"), "--target", str(target),
+                                      "--decisions-from", str(decisions)])
+    assert result.exit_code == 0, result.output
+    shipped = spacy.load(target)
+    assert shipped.get_pipe("span_finder").cfg["threshold"] == 0.15
+    assert shipped.get_pipe("entity_memory").cfg["new_entity_bias"] == 1.4
+    # a source that does not load leaves the shipped pipeline as it was
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "config.cfg").write_text("[nlp]\nlang = \"xx-nope\"\n")
+    (broken / "meta.json").write_text("{}")
+    result = CliRunner().invoke(app, ["ship-default", str(broken), "--target", str(target)])
+    assert result.exit_code == 1 and "left as it was" in " ".join(result.output.split())
+    assert spacy.load(target).get_pipe("span_finder").cfg["threshold"] == 0.15
+    assert not (tmp_path / "shipped.staging").exists()
