@@ -30,3 +30,17 @@ def test_shipped_pipeline_loads_and_annotates_the_samples():
 def test_shipped_pipeline_size_is_small():
     size = sum(f.stat().st_size for f in spacy_entmem.DEFAULT_PIPELINE.rglob("*") if f.is_file())
     assert size < 50e6
+
+
+README_EXAMPLE = "Marie Curie was born in Warsaw. She moved to Paris, where she met Pierre Curie."
+
+
+def test_readme_example_clusters_marie_curie_with_her_pronouns():
+    nlp = spacy_entmem.load_default()
+    doc = nlp(README_EXAMPLE)
+    clusters = [[span.text for span in cluster] for cluster in doc._.coref_clusters]
+    marie = [c for c in clusters if "Marie Curie" in c]
+    assert marie and marie[0][:3] == ["Marie Curie", "She", "she"], clusters
+    assert "Pierre Curie" not in marie[0]
+    assert doc._.coref_resolved.startswith("Marie Curie was born in Warsaw. Marie Curie moved to Paris, where "
+                                           "Marie Curie met Pierre Curie.")
