@@ -109,10 +109,14 @@ def coref_evaluate(
     output_dir: Path = typer.Option(Path("metrics"), help="Where to write scores JSON and CoNLL-2012 files"),
     name: str = typer.Option("test", help="File name stem: <name>.json, <name>.gold.conll, <name>.pred.conll"),
     batch_size: int = typer.Option(4, help="nlp.pipe batch size"),
-    select_on: Optional[Path] = typer.Option(None, exists=True, dir_okay=False,
-                                             help="Choose entity_threshold and new_entity_bias on this corpus (dev) first"),
+    select_on: Optional[List[Path]] = typer.Option(None, exists=True, dir_okay=False,
+                                                   help="Choose the decision settings on this corpus (dev) first; "
+                                                        "repeat for several files"),
     select_by: str = typer.Option("lea", help="F1 that chooses the decision settings: lea or conll"),
-    select_finder: bool = typer.Option(False, help="With --select-on: first choose the span finder's threshold"),
+    select_finder: bool = typer.Option(False, help="With --select-on: first choose the span finder's threshold "
+                                       "and cap on candidates per token"),
+    disable_feature: List[str] = typer.Option([], help="Hold this pair feature of the mention memory at 'n/a' "
+                                               "(repeatable; names as in benchmarks/feature_ablation.py)"),
     decisions_from: Optional[Path] = typer.Option(None, exists=True, dir_okay=False,
                                                   help="Use the decision settings of an earlier coref-evaluate JSON"),
 ) -> None:
@@ -127,23 +131,34 @@ def coref_evaluate(
         memory.cfg.update(entity_threshold=chosen["entity_threshold"], new_entity_bias=chosen["new_entity_bias"])
         if "finder_threshold" in chosen and "span_finder" in nlp.pipe_names:
             nlp.get_pipe("span_finder").cfg["threshold"] = chosen["finder_threshold"]
-    if select_on is not None and select_finder:
-        from .coref_evaluate import select_finder_threshold
+        if "finder_max_per_token" in chosen and "span_finder" in nlp.pipe_names:
+            nlp.get_pipe("span_finder").cfg["max_per_token"] = chosen["finder_max_per_token"]
+        memory.cfg["disabled_pair_features"] = chosen.get("disabled_pair_features", [])
+    if disable_feature:
+        from .component import check_pair_feature_names
 
-        finder_threshold, tried_finder = select_finder_threshold(nlp, select_on, batch_size, metric=select_by)
-        msg.info(f"span_finder threshold {finder_threshold}: {select_by} F1 {100 * tried_finder[finder_threshold]:.1f} "
-                 f"on {select_on} (tried {', '.join(f'{k}: {100 * v:.1f}' for k, v in tried_finder.items())})")
-    if select_on is not None:
+        check_pair_feature_names(disable_feature)
+        memory.cfg["disabled_pair_features"] = list(disable_feature)
+    if select_on and select_finder:
+        from .coref_evaluate import select_finder_settings
+
+        finder_best, tried_finder = select_finder_settings(nlp, select_on, batch_size, metric=select_by)
+        msg.info(f"span_finder threshold {finder_best[0]}, max_per_token {finder_best[1]}: {select_by} F1 "
+                 f"{100 * tried_finder[finder_best]:.1f} on {select_on} "
+                 f"(tried {', '.join(f'{k}: {100 * v:.1f}' for k, v in tried_finder.items())})")
+    if select_on:
         (threshold, bias), tried = select_decisions(nlp, select_on, batch_size, metric=select_by)
         msg.info(f"entity_threshold {threshold}, new_entity_bias {bias}: {select_by} F1 "
-                 f"{100 * tried[threshold, bias]:.1f} on {select_on} ({len(tried)} settings tried)")
+                 f"{100 * tried[threshold, bias]:.1f} on {' + '.join(map(str, select_on))} ({len(tried)} settings tried)")
         memory.cfg.update(entity_threshold=threshold, new_entity_bias=bias)
     scores = evaluate_corpus(nlp, corpus, output_dir, name, batch_size)
     scores["entity_threshold"] = memory.cfg["entity_threshold"]
+    scores["disabled_pair_features"] = memory.cfg.get("disabled_pair_features", [])
     if "span_finder" in nlp.pipe_names:
         scores["finder_threshold"] = nlp.get_pipe("span_finder").cfg["threshold"]
+        scores["finder_max_per_token"] = nlp.get_pipe("span_finder").cfg.get("max_per_token")
     scores["new_entity_bias"] = memory.cfg.get("new_entity_bias", 1.0)
-    scores["decisions_selected_on"] = str(select_on) if select_on else (
+    scores["decisions_selected_on"] = " + ".join(map(str, select_on)) if select_on else (
         json.loads(decisions_from.read_text(encoding="utf8")).get("decisions_selected_on") if decisions_from else None)
     (output_dir / f"{name}.json").write_text(json.dumps(scores, indent=2), encoding="utf8")
     baselines = scores["baselines"]
@@ -351,11 +366,16 @@ def ship_default(
     import spacy_entmem
 
     target = target or spacy_entmem.DEFAULT_PIPELINE
-    finder_threshold = None
+    finder_threshold = finder_cap = None
+    settings_extra: dict = {}
     if decisions_from is not None:
         chosen = json.loads(decisions_from.read_text(encoding="utf8"))
         entity_threshold, new_entity_bias = chosen["entity_threshold"], chosen["new_entity_bias"]
         finder_threshold = chosen.get("finder_threshold")
+        finder_cap = chosen.get("finder_max_per_token")
+        disabled = chosen.get("disabled_pair_features")
+        if disabled:
+            settings_extra = {"disabled_pair_features": disabled}
     if entity_threshold is not None and not 0.0 <= entity_threshold <= 1.0:
         msg.fail(f"entity_threshold must be in [0, 1], got {entity_threshold}", exits=1)
     if new_entity_bias is not None and not new_entity_bias > 0:
@@ -367,17 +387,20 @@ def ship_default(
     shutil.copytree(source, staging)
     settings = {k: v for k, v in (("entity_threshold", entity_threshold), ("new_entity_bias", new_entity_bias))
                 if v is not None}
+    settings.update(settings_extra)
     config = Config().from_disk(staging / "config.cfg", interpolate=False)
     if settings:
         cfg = srsly.read_json(staging / "entity_memory" / "cfg")
         cfg.update(settings)
         srsly.write_json(staging / "entity_memory" / "cfg", cfg)
         config["components"]["entity_memory"].update(settings)
-    if finder_threshold is not None and (staging / "span_finder" / "cfg").exists():
+    finder_settings = {k: v for k, v in (("threshold", finder_threshold), ("max_per_token", finder_cap))
+                       if v is not None}
+    if finder_settings and (staging / "span_finder" / "cfg").exists():
         cfg = srsly.read_json(staging / "span_finder" / "cfg")
-        cfg["threshold"] = finder_threshold
+        cfg.update(finder_settings)
         srsly.write_json(staging / "span_finder" / "cfg", cfg)
-        config["components"]["span_finder"]["threshold"] = finder_threshold
+        config["components"]["span_finder"].update(finder_settings)
     config.to_disk(staging / "config.cfg")
     meta = srsly.read_json(staging / "meta.json")
     meta.update({"name": "entmem_default", "version": spacy_entmem.__version__, "description": description,

@@ -78,6 +78,7 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
         "lm_weight": 0.0,
         "count_threshold": 0.5,
         "temperature_halving_examples": 20000,
+        "disabled_pair_features": [],
         "scorer": {"@scorers": "spacy_entmem.entity_memory_scorer.v1"},
     },
     default_score_weights={"gap_f1": 0.5, "coref_f": 0.5},
@@ -87,7 +88,7 @@ def make_entity_memory(
     candidates_key: str, negatives_per_token: float, entity_threshold: float, new_entity_bias: float, replace_existing: bool, store_memory_log: bool, self_link_weight: float,
     positive_weight: float, negative_weight: float, sparsity_weight: float, full_link_weight: float,
     full_negatives: int, lm_weight: float, count_threshold: float, temperature_halving_examples: int,
-    scorer: Optional[Callable],
+    scorer: Optional[Callable], disabled_pair_features: List[str] = [],  # noqa: B006 (spaCy config default)
 ) -> "EntityMemory":
     weights = LossWeights(self_link_weight, positive_weight, negative_weight, sparsity_weight,
                           full_link_weight, full_negatives, lm_weight)
@@ -97,6 +98,7 @@ def make_entity_memory(
         entity_threshold=entity_threshold, replace_existing=replace_existing,
         store_memory_log=store_memory_log, weights=weights, count_threshold=count_threshold,
         temperature_halving_examples=temperature_halving_examples, scorer=scorer,
+        disabled_pair_features=disabled_pair_features,
     )
 
 
@@ -126,6 +128,22 @@ def _check_config(prefix: str, mentions_key: str, threshold: float, weights: Los
         raise ValueError("[spacy-entmem] invalid entity_memory config: " + "; ".join(problems))
 
 
+def check_pair_feature_names(names: Iterable[str]) -> None:
+    from .torch_models.mention_memory import PAIR_FEATURE_NAMES
+
+    unknown = [name for name in names if name not in PAIR_FEATURE_NAMES]
+    if unknown:
+        raise ValueError(f"[spacy-entmem] invalid entity_memory config: disabled_pair_features {unknown} are not "
+                         f"pair features of the mention memory; choose from {list(PAIR_FEATURE_NAMES)}")
+
+
+def pair_feature_indices(names: Iterable[str]) -> tuple:
+    from .torch_models.mention_memory import PAIR_FEATURE_NAMES
+
+    check_pair_feature_names(names)
+    return tuple(PAIR_FEATURE_NAMES.index(name) for name in names)
+
+
 class EntityMemory(TrainablePipe):
     """Reads each doc left to right with a bounded entity memory and writes coreference clusters to
     ``doc.spans[f"{cluster_prefix}_{i}"]``, all mentions to ``doc.spans[mentions_key]`` and the memory
@@ -137,6 +155,7 @@ class EntityMemory(TrainablePipe):
         negatives_per_token: float = 0.4, entity_threshold: float = 0.5, new_entity_bias: float = 1.0,
         replace_existing: bool = True, store_memory_log: bool = True, weights: Optional[LossWeights] = None,
         count_threshold: float = 0.5, temperature_halving_examples: int = 20000, scorer: Optional[Callable] = None,
+        disabled_pair_features: Iterable[str] = (),
     ):
         weights = weights or LossWeights()
         _check_config(cluster_prefix, mentions_key, entity_threshold, weights, temperature_halving_examples,
@@ -150,6 +169,7 @@ class EntityMemory(TrainablePipe):
         if not candidates_key or candidates_key in (mentions_key, gap_key):
             raise ValueError(f"[spacy-entmem] invalid entity_memory config: candidates_key {candidates_key!r} "
                              "must be a non-empty span key distinct from mentions_key and gap_key")
+        check_pair_feature_names(disabled_pair_features)
         register_extensions()
         self._negatives_rng = numpy.random.default_rng(0)
         self.vocab = vocab
@@ -169,6 +189,7 @@ class EntityMemory(TrainablePipe):
             "store_memory_log": store_memory_log,
             "count_threshold": count_threshold,
             "temperature_halving_examples": temperature_halving_examples,
+            "disabled_pair_features": list(disabled_pair_features),
             "examples_seen": 0,
         }
 
@@ -215,6 +236,7 @@ class EntityMemory(TrainablePipe):
         module.ignore_bias = math.inf if threshold >= 1 else -math.inf if threshold <= 0 else \
             math.log(threshold / (1 - threshold))
         module.new_entity_bias = math.log(float(self.cfg.get("new_entity_bias", 1.0)))
+        module.disabled_pair_features = pair_feature_indices(self.cfg.get("disabled_pair_features", []))
 
     def set_annotations(self, docs: Iterable[Doc], logs: List[MemoryLog]) -> None:
         prefix = self.cfg["cluster_prefix"]

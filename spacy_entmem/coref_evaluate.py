@@ -39,10 +39,12 @@ FORCED_THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7)
 FORCED_BIASES = (0.5, 0.7, 1.0, 1.4, 2.0)
 
 
-def _read(nlp: Language, corpus: Path) -> List[Doc]:
-    references = list(DocBin().from_disk(corpus).get_docs(nlp.vocab))
+def _read(nlp: Language, corpus) -> List[Doc]:
+    """The gold docs of a ``.spacy`` file, or of several files in order (a list of paths)."""
+    paths = [Path(p) for p in corpus] if isinstance(corpus, (list, tuple)) else [Path(corpus)]
+    references = [doc for path in paths for doc in DocBin().from_disk(path).get_docs(nlp.vocab)]
     if not references:
-        raise ValueError(f"[spacy-entmem] {corpus} holds no documents")
+        raise ValueError(f"[spacy-entmem] {', '.join(map(str, paths))} hold(s) no documents")
     return references
 
 
@@ -99,28 +101,33 @@ def select_decisions(nlp: Language, corpus: Path, batch_size: int = 4, threshold
     return best, results
 
 
-FINDER_THRESHOLDS = (0.05, 0.1, 0.15, 0.2, 0.3)
+FINDER_THRESHOLDS = (0.3, 0.5, 0.7)
+# the cap on candidates per token guards against runaway proposals (an untrained or low-threshold finder);
+# it is not a precision setting: caps 0.5-1.5 tie on LitBank dev, and 0.5 cut names from short texts
+FINDER_CAPS = (1.5,)
 
 
-def select_finder_threshold(nlp: Language, corpus: Path, batch_size: int = 4,
-                            thresholds: Sequence[float] = FINDER_THRESHOLDS, metric: str = "lea",
-                            finder: str = "span_finder") -> Tuple[float, Dict[float, float]]:
-    """The span finder's ``threshold`` with the best ``metric`` F1 on ``corpus`` (ties: the higher one,
-    fewer candidates), at the memory's current decision settings, and the F1 of every threshold tried. The
-    finder's cap on candidates per token still applies. The finder and the memory run again per setting;
-    the token vectors are computed once. The threshold is left set to the best."""
+def select_finder_settings(nlp: Language, corpus: Path, batch_size: int = 4,
+                           thresholds: Sequence[float] = FINDER_THRESHOLDS, caps: Sequence[float] = FINDER_CAPS,
+                           metric: str = "lea", finder: str = "span_finder",
+                           ) -> Tuple[Tuple[float, float], Dict[Tuple[float, float], float]]:
+    """The span finder's (``threshold``, ``max_per_token``) with the best ``metric`` F1 on ``corpus`` (ties:
+    the higher threshold and lower cap, fewer candidates), at the memory's current decision settings, and the
+    F1 of every pair tried. The finder and the memory run again per setting; the token vectors are computed
+    once. The finder is left set to the best."""
     finder_pipe, memory = nlp.get_pipe(finder), nlp.get_pipe("entity_memory")
     references = _read(nlp, corpus)
     with nlp.select_pipes(disable=[finder, "entity_memory"]):
         docs, _ = _predict(nlp, references, batch_size)
     results = {}
     for threshold in thresholds:
-        finder_pipe.cfg["threshold"] = threshold
-        predicted = list(memory.pipe(finder_pipe.pipe(docs, batch_size=batch_size), batch_size=batch_size))
-        results[threshold] = score_entity_memory([Example(p, r) for p, r in zip(predicted, references)])[
-            f"coref_{metric}_f"]
-    best = max(results, key=lambda k: (results[k], k))
-    finder_pipe.cfg["threshold"] = best
+        for cap in caps:
+            finder_pipe.cfg.update(threshold=threshold, max_per_token=cap)
+            predicted = list(memory.pipe(finder_pipe.pipe(docs, batch_size=batch_size), batch_size=batch_size))
+            results[(threshold, cap)] = score_entity_memory(
+                [Example(p, r) for p, r in zip(predicted, references)])[f"coref_{metric}_f"]
+    best = max(results, key=lambda k: (results[k], k[0], -k[1]))
+    finder_pipe.cfg.update(threshold=best[0], max_per_token=best[1])
     return best, results
 
 

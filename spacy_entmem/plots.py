@@ -103,7 +103,7 @@ def plot_f1_by_memory_size(records: List[Dict], labels: Dict[str, str], path: Pa
 
 
 LEARNING_CURVES = (("coref_conll_f", "CoNLL F1"), ("coref_lea_f", "LEA F1"),
-                   ("spans_mention_candidates_r", "candidate recall"))
+                   ("spans_mention_candidates_r", "candidate recall"), ("gap_f1", "GAP F1"))
 
 
 def plot_learning_curves(records: List[Dict], path: Path, title: str = "") -> None:
@@ -115,7 +115,7 @@ def plot_learning_curves(records: List[Dict], path: Path, title: str = "") -> No
     steps = [r["step"] for r in records]
     fig, ax = plt.subplots(figsize=(7, 4))
     for key, label in LEARNING_CURVES:
-        values = [100 * r["scores"][key] for r in records if key in r["scores"]]
+        values = [100 * r["scores"][key] for r in records if r["scores"].get(key) is not None]
         if len(values) == len(records):
             ax.plot(steps, values, marker=".", label=label)
     firsts = {}

@@ -177,23 +177,26 @@ def test_finder_threshold_selection_and_a_checked_ship(mention_nlp, litbank_piec
     from typer.testing import CliRunner
 
     from spacy_entmem.cli import app
-    from spacy_entmem.coref_evaluate import select_finder_threshold
+    from spacy_entmem.coref_evaluate import select_finder_settings
 
     corpus = tmp_path / "gold.spacy"
     DocBin(docs=[litbank_piece], store_user_data=True).to_disk(corpus)
-    best, tried = select_finder_threshold(mention_nlp, corpus, thresholds=(0.1, 0.5, 0.9))
-    assert set(tried) == {0.1, 0.5, 0.9} and tried[best] == max(tried.values())
-    assert mention_nlp.get_pipe("span_finder").cfg["threshold"] == best
+    best, tried = select_finder_settings(mention_nlp, corpus, thresholds=(0.1, 0.9), caps=(0.2, 1.0))
+    assert set(tried) == {(0.1, 0.2), (0.1, 1.0), (0.9, 0.2), (0.9, 1.0)} and tried[best] == max(tried.values())
+    finder = mention_nlp.get_pipe("span_finder")
+    assert (finder.cfg["threshold"], finder.cfg["max_per_token"]) == best
     mention_nlp.get_pipe("span_finder").cfg["threshold"] = 0.3
     mention_nlp.to_disk(tmp_path / "trained")
     decisions = tmp_path / "chosen.json"
-    decisions.write_text(json.dumps({"entity_threshold": 0.6, "new_entity_bias": 1.4, "finder_threshold": 0.15}))
+    decisions.write_text(json.dumps({"entity_threshold": 0.6, "new_entity_bias": 1.4, "finder_threshold": 0.15,
+                                     "finder_max_per_token": 1.2}))
     target = tmp_path / "shipped"
     result = CliRunner().invoke(app, ["ship-default", str(tmp_path / "trained"), "--target", str(target),
                                       "--decisions-from", str(decisions)])
     assert result.exit_code == 0, result.output
     shipped = spacy.load(target)
     assert shipped.get_pipe("span_finder").cfg["threshold"] == 0.15
+    assert shipped.get_pipe("span_finder").cfg["max_per_token"] == 1.2
     assert shipped.get_pipe("entity_memory").cfg["new_entity_bias"] == 1.4
     # a source that does not load leaves the shipped pipeline as it was
     broken = tmp_path / "broken"
@@ -204,3 +207,17 @@ def test_finder_threshold_selection_and_a_checked_ship(mention_nlp, litbank_piec
     assert result.exit_code == 1 and "left as it was" in " ".join(result.output.split())
     assert spacy.load(target).get_pipe("span_finder").cfg["threshold"] == 0.15
     assert not (tmp_path / "shipped.staging").exists()
+
+
+def test_disabled_pair_features_are_validated_and_reach_the_memory(mention_nlp, litbank_piece):  # noqa: F811
+    from spacy_entmem.architectures import torch_memory
+
+    with pytest.raises(ValueError, match=r"disabled_pair_features \['distance'\] are not pair features.*token distance"):
+        mention_pipeline(disabled_pair_features=["distance"])
+    memory = mention_nlp.get_pipe("entity_memory")
+    memory.cfg["disabled_pair_features"] = ["token distance", "head match"]
+    _with_gold_candidates(mention_nlp, litbank_piece)
+    assert torch_memory(memory.model).disabled_pair_features == (5, 1)
+    memory.cfg["disabled_pair_features"] = []
+    _with_gold_candidates(mention_nlp, litbank_piece)
+    assert torch_memory(memory.model).disabled_pair_features == ()
