@@ -44,6 +44,7 @@ COUNT_EDGES = numpy.array([2, 3, 4, 6, 9, 16])
 MAX_RANK = 12
 # categories of each pair feature (see CellState.pair_features)
 PAIR_FEATURE_SIZES = (3, 3, 3, 3, 4, len(DISTANCE_EDGES) + 1, len(COUNT_EDGES) + 1, MAX_RANK + 1, 4, 2, 2)
+FEATURE_OFFSETS = numpy.cumsum((0,) + PAIR_FEATURE_SIZES[:-1])  # rows of each feature in one joint table
 PAIR_FEATURE_NAMES = ("exact string match", "head match", "gender agreement", "number agreement",
                       "pronoun vs the cell's last mention", "token distance", "cell size", "recency rank",
                       "quotation", "cell has a proper name", "candidate is a proper name")
@@ -268,12 +269,13 @@ class MentionMemory(nn.Module):
         memory = g.new_zeros(B, N, H)
         rows = numpy.arange(B)
         g_steps, sim_steps = g.unbind(1), sim_token.unbind(1)
+        feature_table = self.projected_feature_table()
         log_probs, actions, cells, usages, gold_steps = [], [], [], [], []
         partial = numpy.zeros(B, dtype=bool) if partial is None else partial
         n_supervised = 0
         for t in range(M):
             coref = self._cell_scores(g_steps[t], sim_steps[t], memory, state, attrs[:, t], spans[:, t, 0],
-                                      active[:, t])
+                                      active[:, t], feature_table)
             logits = torch.cat([torch.zeros_like(mention_score[:, t, None]),
                                 (mention_score[:, t] + new_score[:, t])[:, None],
                                 mention_score[:, t, None] + coref], dim=-1)
@@ -312,8 +314,17 @@ class MentionMemory(nn.Module):
         scores[:, OVERWRITE] += self.new_entity_bias
         return choose(scores.numpy(), state)
 
+    def projected_feature_table(self) -> torch.Tensor:
+        """(Σ sizes, mlp_width): each feature category's embedding times its block of the similarity MLP's
+        first layer, so that block's product with the concatenated embeddings is a sum of table rows."""
+        weight = self.similarity_mlp.memory_projs[2].weight  # (mlp_width, features × feature_width)
+        width = self.pair_embeddings[0].embedding_dim
+        return torch.cat([emb.weight @ weight[:, k * width:(k + 1) * width].T
+                          for k, emb in enumerate(self.pair_embeddings)], dim=0)
+
     def _cell_scores(self, g_t: torch.Tensor, sim_t: torch.Tensor, memory: torch.Tensor, state: CellState,
-                     attrs_t: numpy.ndarray, starts_t: numpy.ndarray, active_t: numpy.ndarray) -> torch.Tensor:
+                     attrs_t: numpy.ndarray, starts_t: numpy.ndarray, active_t: numpy.ndarray,
+                     feature_table: torch.Tensor) -> torch.Tensor:
         """(B, N) COREF scores of one step: the similarity MLP on the used cells of the documents still
         reading (the others keep UNUSED_CELL_SCORE; they are masked anyway, so skipping them is exact)."""
         B, N = state.entity.shape
@@ -325,10 +336,10 @@ class MentionMemory(nn.Module):
         if self.disabled_pair_features:
             features[:, list(self.disabled_pair_features)] = 0
         rows_t, cells_t = torch.from_numpy(rows), torch.from_numpy(cells)
-        embedded = torch.cat([emb(torch.from_numpy(features[:, k])) for k, emb in enumerate(self.pair_embeddings)],
-                             dim=-1)
+        # the features' share of the MLP's first layer: one lookup-and-sum in the projected table
+        feature_part = F.embedding_bag(torch.from_numpy(features + FEATURE_OFFSETS), feature_table, mode="sum")
         cell_memory = memory[rows_t, cells_t]
-        raw = self.similarity_mlp(sim_t[rows_t], [cell_memory, g_t[rows_t] * cell_memory, embedded]).squeeze(-1)
+        raw = self.similarity_mlp(sim_t[rows_t] + feature_part, [cell_memory, g_t[rows_t] * cell_memory]).squeeze(-1)
         return scores.index_put((rows_t, cells_t), raw)
 
     def _update(self, memory: torch.Tensor, g_t: torch.Tensor, decision: Decision, active: numpy.ndarray):
