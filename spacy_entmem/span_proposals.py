@@ -61,6 +61,12 @@ def make_linear_span_finder(
 SENTENCE_FINAL = {".", "!", "?"}
 
 
+def boundary_scores(doc_scores: numpy.ndarray, pairs) -> numpy.ndarray:
+    """min(start probability, end probability) of each (start, end) pair (inclusive end)."""
+    index = numpy.asarray(pairs, dtype="int64").reshape(-1, 2)
+    return numpy.minimum(doc_scores[index[:, 0], 0], doc_scores[index[:, 1], 1]).astype("float32")
+
+
 def mention_segments(doc: Doc) -> numpy.ndarray:
     """(len(doc),) a segment id per token such that tokens i..j may form a candidate iff
     ``segment[i] == segment[j] >= 0``. Segments end at sentence starts (when the doc has them; else after
@@ -114,20 +120,15 @@ class LinearSpanFinder(SpanFinder):
                 hi = bisect_right(ends, start + longest - 1) if longest is not None else len(ends)
                 # a candidate never crosses a sentence boundary or a line break
                 pairs.extend((start, end) for end in ends[lo:hi] if segment[end] == segment[start] >= 0)
-            index = numpy.asarray(pairs, dtype="int64").reshape(-1, 2)
-            pair_scores = numpy.minimum(doc_scores[index[:, 0], 0], doc_scores[index[:, 1], 1]).astype("float32")
+            pair_scores = boundary_scores(doc_scores, pairs)
             limit = max(1, int(self.cfg.get("max_per_token", 0.4) * len(doc)))
             if len(pairs) > limit:  # keep the best, in their original order
                 keep = numpy.sort(numpy.argpartition(-pair_scores, limit - 1)[:limit])
-                pairs, pair_scores = [pairs[i] for i in keep], pair_scores[keep]
+                pairs = [pairs[i] for i in keep]
             if self.cfg.get("propose_pronouns", False):  # a closed class: every personal pronoun is a candidate
                 known = set(pairs)
-                extra = [(t.i, t.i) for t in doc if t.lower_ in PRONOUNS and (t.i, t.i) not in known]
-                if extra:
-                    pairs = sorted(pairs + extra)
-                    by_pair = dict(zip(known, pair_scores.tolist()))
-                    pair_scores = numpy.asarray([by_pair.get(p, min(doc_scores[p[0], 0], doc_scores[p[1], 1]))
-                                                 for p in pairs], dtype="float32")
+                pairs = sorted(pairs + [(t.i, t.i) for t in doc if t.lower_ in PRONOUNS and (t.i, t.i) not in known])
+            pair_scores = boundary_scores(doc_scores, pairs)
             doc.spans[self.cfg["spans_key"]] = SpanGroup(
                 doc, name=self.cfg["spans_key"], spans=[doc[s: e + 1] for s, e in pairs],
                 attrs={"scores": [round(float(x), 4) for x in pair_scores]},

@@ -85,6 +85,27 @@ def test_personal_pronouns_are_always_candidates_unless_switched_off():
     group = doc.spans["mention_candidates"]
     assert [s.text for s in group] == ["She", "he", "Anna", "them"]
     assert len(group.attrs["scores"]) == 4 and group.attrs["scores"][2] == pytest.approx(0.9)
+    # with several proposals each span keeps its own min(start, end) score
+    scores[0, 0], scores[0, 1] = 0.2, 0.3  # "She" now has boundary scores of its own
+    scores[1, 0] = scores[3, 1] = 0.8  # "said that he" (1, 4), alongside "Anna"
+    scores[2, 1] = 0.6  # "said that" (1, 3)
+    finder.set_annotations([doc], scores)
+    group = doc.spans["mention_candidates"]
+    expected = [min(scores[s.start, 0], scores[s.end - 1, 1]) for s in group]
+    assert [s.text for s in group] == ["She", "said that", "said that he", "he", "Anna", "them"]
+    assert group.attrs["scores"] == pytest.approx(expected, abs=1e-4)
     quiet = _finder(spacy.blank("en"), threshold=0.5, max_length=4, propose_pronouns=False)
     quiet.set_annotations([doc], scores)
-    assert [s.text for s in doc.spans["mention_candidates"]] == ["Anna"]
+    assert [s.text for s in doc.spans["mention_candidates"]] == ["said that", "said that he", "Anna"]
+
+
+def test_every_candidate_keeps_its_own_score_when_pronouns_are_added():
+    nlp = spacy.blank("en")
+    finder = _finder(nlp, threshold=0.5, max_length=4, max_per_token=100.0)
+    doc = nlp.make_doc(" ".join("he" if i % 7 == 0 else f"w{i}" for i in range(80)))
+    scores = numpy.random.default_rng(0).random((80, 2)).astype("float32")
+    finder.set_annotations([doc], scores)
+    group = doc.spans["mention_candidates"]
+    assert sum(s.text == "he" for s in group) == 12  # every pronoun, proposed or not
+    expected = [min(scores[s.start, 0], scores[s.end - 1, 1]) for s in group]
+    assert group.attrs["scores"] == pytest.approx(expected, abs=1e-4)
