@@ -9,8 +9,10 @@ from spacy.util import registry
 from thinc.api import ArgsKwargs, Model, PyTorchWrapper_v2, chain, torch2xp, xp2torch
 from thinc.types import Floats2d, Ints1d, Ints2d
 
-from .mention_attributes import MentionAttributes, StringIds, mention_attributes
-from .torch_models.mention_memory import MentionMemory, validate_mention_memory_config
+from .mention_attributes import StringIds, mention_attributes
+from .torch_models.mention_memory import (
+    ATTRIBUTE_FIELDS, PADDING_ATTRIBUTES, MentionMemory, validate_mention_memory_config,
+)
 from .torch_models.outputs import MemoryOutput, pad_sequences
 from .torch_models.petra import PetraMemory, validate_memory_config
 from .torch_models.referential_reader import ReferentialReaderMemory, validate_reader_config
@@ -161,7 +163,7 @@ def attributes_forward(model: Model, X: Tuple, is_train: bool):
     partial = X[3] if len(X) > 3 else None
     vectors, backprop_tok2vec = model.layers[0](docs, is_train)
     ids = StringIds()
-    attributes = [mention_attributes(doc, s.tolist(), ids).as_matrix() for doc, s in zip(docs, spans)]
+    attributes = [mention_attributes(doc, s.tolist(), ids) for doc, s in zip(docs, spans)]
 
     def backprop(d_output):
         return backprop_tok2vec(d_output[0])
@@ -305,7 +307,7 @@ def convert_inputs(model: Model, X: MemoryInput, is_train: bool):
     if spans is not None:
         kwargs["spans"], kwargs["n_spans"] = pad_spans(spans)
     if attributes is not None:
-        kwargs["attributes"] = pad_rows(attributes, len(MentionAttributes.FIELDS), PADDING_ATTRIBUTES)
+        kwargs["attributes"] = pad_rows(attributes, len(ATTRIBUTE_FIELDS), PADDING_ATTRIBUTES)
     if clusters is not None:
         kwargs["clusters"] = pad_rows([c[:, None] for c in clusters], 1, (-1,)).squeeze(-1)
     if partial is not None:
@@ -333,9 +335,6 @@ def pad_spans(spans: List[Ints2d]) -> Tuple[torch.Tensor, torch.Tensor]:
             padded[i, : len(s)] = rows
             padded[i, len(s):] = rows[-1]
     return padded, torch.tensor(counts)
-
-
-PADDING_ATTRIBUTES = (-1, -1, 0, 0, 0, 0, 0)  # no string, not a pronoun, nothing known
 
 
 def pad_rows(rows: List[numpy.ndarray], width: int, fill: Tuple[int, ...]) -> torch.Tensor:

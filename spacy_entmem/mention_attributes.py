@@ -6,11 +6,12 @@ quotation, and whether it looks like a proper name.
 English pronouns are a closed class, so a word list serves and no tagger has to run. Strings become ids
 through a ``StringIds`` table shared by a batch, so the memory compares integers.
 """
-from dataclasses import dataclass
 from typing import Dict, Iterable, List, Tuple
 
 import numpy
 from spacy.tokens import Doc
+
+from .torch_models.mention_memory import ATTRIBUTE_FIELDS
 
 UNKNOWN, MASCULINE, FEMININE, NEUTER = 0, 1, 2, 3
 SINGULAR, PLURAL = 1, 2
@@ -29,7 +30,6 @@ for words, features in (
         PRONOUNS[word] = features
 PRONOUN_CLASSES = sorted(set(PRONOUNS.values()))
 PRONOUN_CLASS = {word: PRONOUN_CLASSES.index(f) + 1 for word, f in PRONOUNS.items()}  # 0 = not a pronoun
-N_PRONOUN_CLASSES = len(PRONOUN_CLASSES) + 1
 
 GENDER_CUES = {
     MASCULINE: "mr mr. sir lord king prince duke earl count baron monsieur m. master father brother uncle son "
@@ -53,25 +53,6 @@ class StringIds:
 
     def __call__(self, text: str) -> int:
         return self.ids.setdefault(text, len(self.ids)) if text else -1
-
-
-@dataclass
-class MentionAttributes:
-    """One row per candidate mention of a document, all int64 arrays of shape (M,)."""
-
-    norm: numpy.ndarray  # id of the lowercased text without leading article / demonstrative (-1: pronoun)
-    head: numpy.ndarray  # id of the lowercased head word (-1: pronoun)
-    pronoun: numpy.ndarray  # pronoun class, 0 = not a pronoun
-    gender: numpy.ndarray  # UNKNOWN / MASCULINE / FEMININE / NEUTER
-    number: numpy.ndarray  # UNKNOWN / SINGULAR / PLURAL
-    quoted: numpy.ndarray  # 1 inside a quotation
-    proper: numpy.ndarray  # 1 if a word other than a sentence-initial one is capitalised
-
-    FIELDS = ("norm", "head", "pronoun", "gender", "number", "quoted", "proper")
-
-    def as_matrix(self) -> numpy.ndarray:
-        """(M, 7) int64 in the order of ``FIELDS``."""
-        return numpy.stack([getattr(self, name) for name in self.FIELDS], axis=1).astype("int64")
 
 
 def quotation_flags(doc: Doc) -> List[bool]:
@@ -112,8 +93,12 @@ def _sentence_initial_flags(doc: Doc, lower: List[str]) -> List[bool]:
     return flags
 
 
-def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringIds) -> MentionAttributes:
-    """The attributes of the candidate spans [start, end) of ``doc``."""
+def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringIds) -> numpy.ndarray:
+    """(M, len(ATTRIBUTE_FIELDS)) int64, one row per candidate span [start, end) of ``doc``: norm (id of the
+    lowercased text without a leading article or demonstrative; -1 for a pronoun), head (id of the lowercased
+    head word; -1 for a pronoun), pronoun class (0: not a pronoun), gender (UNKNOWN / MASCULINE / FEMININE /
+    NEUTER), number (UNKNOWN / SINGULAR / PLURAL), quoted (1 inside a quotation), proper (1 if a word other
+    than a sentence-initial one is capitalised)."""
     quoted = quotation_flags(doc)
     lower = [t.lower_ for t in doc]
     initial = _sentence_initial_flags(doc, lower)
@@ -132,5 +117,4 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
         proper = any(capitalised[start:end])
         rows.append((ids(" ".join(content)), ids(words[head]), 0, gender, UNKNOWN, int(quoted[start]),
                      int(proper)))
-    matrix = numpy.asarray(rows, dtype="int64").reshape(-1, len(MentionAttributes.FIELDS))
-    return MentionAttributes(*(matrix[:, k] for k in range(matrix.shape[1])))
+    return numpy.asarray(rows, dtype="int64").reshape(-1, len(ATTRIBUTE_FIELDS))

@@ -37,8 +37,11 @@ NO_CLUSTER = -1
 # (GAP) the memory follows its own decision at UNKNOWN candidates, without loss; a SOME_OTHER_ENTITY
 # candidate is a mention of none of the annotated entities (a GAP pronoun that is neither A's nor B's)
 NOT_A_MENTION, UNKNOWN, SOME_OTHER_ENTITY = -1, -2, -3
-# attribute columns (spacy_entmem.mention_attributes.MentionAttributes.FIELDS)
-NORM, HEAD, PRONOUN, GENDER, NUMBER, QUOTED, PROPER = range(7)
+# the candidate attributes, one column each (made by spacy_entmem.mention_attributes)
+ATTRIBUTE_FIELDS = ("norm", "head", "pronoun", "gender", "number", "quoted", "proper")
+NORM, HEAD, PRONOUN, GENDER, NUMBER, QUOTED, PROPER = range(len(ATTRIBUTE_FIELDS))
+PADDING_ATTRIBUTES = (-1, -1, 0, 0, 0, 0, 0)  # no string, not a pronoun, nothing known
+N_PRONOUN_CLASSES = 8  # pronoun classes 1..7 (0: not a pronoun)
 DISTANCE_EDGES = numpy.array([1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128, 256, 512, 1024])
 COUNT_EDGES = numpy.array([2, 3, 4, 6, 9, 16])
 MAX_RANK = 12
@@ -48,7 +51,6 @@ FEATURE_OFFSETS = numpy.cumsum((0,) + PAIR_FEATURE_SIZES[:-1])  # rows of each f
 PAIR_FEATURE_NAMES = ("exact string match", "head match", "gender agreement", "number agreement",
                       "pronoun vs the cell's last mention", "token distance", "cell size", "recency rank",
                       "quotation", "cell has a proper name", "candidate is a proper name")
-N_PRONOUN_CLASSES = 8
 
 
 def agreement(a: numpy.ndarray, b: numpy.ndarray) -> numpy.ndarray:
@@ -182,12 +184,6 @@ def allowed_actions(state: CellState, codes: numpy.ndarray, cell_cluster: numpy.
     return allowed, codes != UNKNOWN
 
 
-def gold_decision(state: CellState, clusters: numpy.ndarray, cell_cluster: numpy.ndarray) -> Decision:
-    """The gold action of each row of a fully annotated batch (see ``allowed_actions``)."""
-    allowed, _ = allowed_actions(state, clusters, cell_cluster, numpy.zeros(len(clusters), dtype=bool))
-    return choose(allowed.astype(float), state)
-
-
 def choose(scores: numpy.ndarray, state: CellState) -> Decision:
     """The best action per row of scores (B, N + 2); a new entity takes the least-used cell."""
     best = scores.argmax(axis=1)
@@ -240,7 +236,7 @@ class MentionMemory(nn.Module):
                 attributes: torch.Tensor, clusters: Optional[torch.Tensor] = None,
                 partial: Optional[torch.Tensor] = None) -> MemoryOutput:
         """X (B, T, D) token vectors; spans (B, M, 2) candidates in step order (rows ≥ n_spans are
-        padding); attributes (B, M, 7); clusters (B, M) the gold cluster of each candidate (-1: not a
+        padding); attributes (B, M, len(ATTRIBUTE_FIELDS)); clusters (B, M) the gold cluster of each candidate (-1: not a
         mention, or UNKNOWN / SOME_OTHER_ENTITY in partially annotated documents) for teacher forcing, None at
         inference; partial (B,) which documents are partially annotated (GAP)."""
         B, M = spans.shape[:2]
