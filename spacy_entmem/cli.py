@@ -122,18 +122,12 @@ def coref_evaluate(
 ) -> None:
     """MUC, B³, CEAF-e, CoNLL F1 and LEA (exact mentions, with and without singletons); writes CoNLL-2012
     files so the reference scorer can be run: scorer.pl all <name>.gold.conll <name>.pred.conll none."""
-    from .coref_evaluate import evaluate_corpus, select_decisions
+    from .coref_evaluate import apply_decisions, current_decisions, evaluate_corpus, select_decisions
 
     nlp = load_pipeline(model)
     memory = nlp.get_pipe("entity_memory")
-    if decisions_from is not None:
-        chosen = json.loads(decisions_from.read_text(encoding="utf8"))
-        memory.cfg.update(entity_threshold=chosen["entity_threshold"], new_entity_bias=chosen["new_entity_bias"])
-        if "finder_threshold" in chosen and "span_finder" in nlp.pipe_names:
-            nlp.get_pipe("span_finder").cfg["threshold"] = chosen["finder_threshold"]
-        if "finder_max_per_token" in chosen and "span_finder" in nlp.pipe_names:
-            nlp.get_pipe("span_finder").cfg["max_per_token"] = chosen["finder_max_per_token"]
-        memory.cfg["disabled_pair_features"] = chosen.get("disabled_pair_features", [])
+    chosen = json.loads(decisions_from.read_text(encoding="utf8")) if decisions_from is not None else {}
+    apply_decisions(nlp, chosen)
     if disable_feature:
         from .component import check_pair_feature_names
 
@@ -152,14 +146,9 @@ def coref_evaluate(
                  f"{100 * tried[threshold, bias]:.1f} on {' + '.join(map(str, select_on))} ({len(tried)} settings tried)")
         memory.cfg.update(entity_threshold=threshold, new_entity_bias=bias)
     scores = evaluate_corpus(nlp, corpus, output_dir, name, batch_size)
-    scores["entity_threshold"] = memory.cfg["entity_threshold"]
-    scores["disabled_pair_features"] = memory.cfg.get("disabled_pair_features", [])
-    if "span_finder" in nlp.pipe_names:
-        scores["finder_threshold"] = nlp.get_pipe("span_finder").cfg["threshold"]
-        scores["finder_max_per_token"] = nlp.get_pipe("span_finder").cfg.get("max_per_token")
-    scores["new_entity_bias"] = memory.cfg.get("new_entity_bias", 1.0)
-    scores["decisions_selected_on"] = " + ".join(map(str, select_on)) if select_on else (
-        json.loads(decisions_from.read_text(encoding="utf8")).get("decisions_selected_on") if decisions_from else None)
+    scores.update(current_decisions(nlp))
+    scores["decisions_selected_on"] = " + ".join(map(str, select_on)) if select_on else \
+        chosen.get("decisions_selected_on")
     (output_dir / f"{name}.json").write_text(json.dumps(scores, indent=2), encoding="utf8")
     baselines = scores["baselines"]
     rows = [(metric, f"{100 * scores[f'coref_{metric}_f']:.1f}", f"{100 * scores[f'coref_nosingletons_{metric}_f']:.1f}",
@@ -354,7 +343,8 @@ def ship_default(
                                                      "one coref-evaluate --select-on chose)"),
     new_entity_bias: Optional[float] = typer.Option(None, help="Set entity_memory's new_entity_bias"),
     decisions_from: Optional[Path] = typer.Option(None, exists=True, dir_okay=False,
-                                                  help="Take both from a coref-evaluate --select-on JSON"),
+                                                  help="Take the decision settings (memory and span finder) "
+                                                       "from a coref-evaluate --select-on JSON"),
 ) -> None:
     """Copy a trained pipeline into the package as the default one, check it loads and annotates."""
     import shutil
@@ -365,42 +355,29 @@ def ship_default(
 
     import spacy_entmem
 
+    from .coref_evaluate import decisions_by_component
+
     target = target or spacy_entmem.DEFAULT_PIPELINE
-    finder_threshold = finder_cap = None
-    settings_extra: dict = {}
+    chosen = {"entity_threshold": entity_threshold, "new_entity_bias": new_entity_bias}
     if decisions_from is not None:
-        chosen = json.loads(decisions_from.read_text(encoding="utf8"))
-        entity_threshold, new_entity_bias = chosen["entity_threshold"], chosen["new_entity_bias"]
-        finder_threshold = chosen.get("finder_threshold")
-        finder_cap = chosen.get("finder_max_per_token")
-        disabled = chosen.get("disabled_pair_features")
-        if disabled:
-            settings_extra = {"disabled_pair_features": disabled}
-    if entity_threshold is not None and not 0.0 <= entity_threshold <= 1.0:
-        msg.fail(f"entity_threshold must be in [0, 1], got {entity_threshold}", exits=1)
-    if new_entity_bias is not None and not new_entity_bias > 0:
-        msg.fail(f"new_entity_bias must be > 0, got {new_entity_bias}", exits=1)
+        chosen.update(json.loads(decisions_from.read_text(encoding="utf8")))
+    if chosen["entity_threshold"] is not None and not 0.0 <= chosen["entity_threshold"] <= 1.0:
+        msg.fail(f"entity_threshold must be in [0, 1], got {chosen['entity_threshold']}", exits=1)
+    if chosen["new_entity_bias"] is not None and not chosen["new_entity_bias"] > 0:
+        msg.fail(f"new_entity_bias must be > 0, got {chosen['new_entity_bias']}", exits=1)
     # copy, set and check next to the target; only a pipeline that loads and annotates replaces it
     staging = target.with_name(target.name + ".staging")
     if staging.exists():
         shutil.rmtree(staging)
     shutil.copytree(source, staging)
-    settings = {k: v for k, v in (("entity_threshold", entity_threshold), ("new_entity_bias", new_entity_bias))
-                if v is not None}
-    settings.update(settings_extra)
     config = Config().from_disk(staging / "config.cfg", interpolate=False)
-    if settings:
-        cfg = srsly.read_json(staging / "entity_memory" / "cfg")
+    for component, settings in decisions_by_component(chosen).items():
+        if not (staging / component / "cfg").exists():
+            continue
+        cfg = srsly.read_json(staging / component / "cfg")
         cfg.update(settings)
-        srsly.write_json(staging / "entity_memory" / "cfg", cfg)
-        config["components"]["entity_memory"].update(settings)
-    finder_settings = {k: v for k, v in (("threshold", finder_threshold), ("max_per_token", finder_cap))
-                       if v is not None}
-    if finder_settings and (staging / "span_finder" / "cfg").exists():
-        cfg = srsly.read_json(staging / "span_finder" / "cfg")
-        cfg.update(finder_settings)
-        srsly.write_json(staging / "span_finder" / "cfg", cfg)
-        config["components"]["span_finder"].update(finder_settings)
+        srsly.write_json(staging / component / "cfg", cfg)
+        config["components"][component].update(settings)
     config.to_disk(staging / "config.cfg")
     meta = srsly.read_json(staging / "meta.json")
     meta.update({"name": "entmem_default", "version": spacy_entmem.__version__, "description": description,

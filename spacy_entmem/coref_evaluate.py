@@ -75,6 +75,42 @@ def redecode(nlp: Language, docs: List[Doc], entity_threshold: float, new_entity
     pipe.set_annotations(docs, logs)
 
 
+# a decision setting, by its name in a coref-evaluate JSON → (the component, its cfg key)
+DECISION_SETTINGS = {
+    "entity_threshold": ("entity_memory", "entity_threshold"),
+    "new_entity_bias": ("entity_memory", "new_entity_bias"),
+    "disabled_pair_features": ("entity_memory", "disabled_pair_features"),
+    "finder_threshold": ("span_finder", "threshold"),
+    "finder_max_per_token": ("span_finder", "max_per_token"),
+}
+
+
+def current_decisions(nlp: Language) -> Dict[str, Any]:
+    """The decision settings the pipeline has now, by their JSON names (components it has)."""
+    found = {}
+    for name, (component, key) in DECISION_SETTINGS.items():
+        if component in nlp.pipe_names and key in nlp.get_pipe(component).cfg:
+            found[name] = nlp.get_pipe(component).cfg[key]
+    return found
+
+
+def decisions_by_component(chosen: Dict[str, Any]) -> Dict[str, Dict[str, Any]]:
+    """The decision settings among ``chosen`` (e.g. a coref-evaluate JSON), grouped as component → cfg."""
+    grouped: Dict[str, Dict[str, Any]] = {}
+    for name, value in chosen.items():
+        if name in DECISION_SETTINGS and value is not None:
+            component, key = DECISION_SETTINGS[name]
+            grouped.setdefault(component, {})[key] = value
+    return grouped
+
+
+def apply_decisions(nlp: Language, chosen: Dict[str, Any]) -> None:
+    """Set the decision settings among ``chosen`` on the pipeline's components."""
+    for component, settings in decisions_by_component(chosen).items():
+        if component in nlp.pipe_names:
+            nlp.get_pipe(component).cfg.update(settings)
+
+
 SELECTION_METRICS = ("lea", "conll")
 
 
