@@ -186,28 +186,59 @@ def learning_curves(
 
 @app.command("annotate")
 def annotate(
-    inputs: List[Path] = typer.Argument(..., exists=True, help="Text files (one document each)"),
+    inputs: List[str] = typer.Argument(..., help="Text files (one document each), folders, quoted globs, "
+                                            ".jsonl files or '-' for JSONL on stdin ({\"id\", \"text\"} per line)"),
     model: str = typer.Option("default", help="Pipeline directory or package"),
-    html: Optional[Path] = typer.Option(None, help="Write an HTML view of the clusters here"),
-    output: Optional[Path] = typer.Option(None, help="Write the annotated docs to this .spacy file"),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write here: .jsonl, .conll (CoNLL-2012) "
+                                          "or a folder of .spacy shards; without it the clusters are printed"),
+    output_format: str = typer.Option("", "--format", help="jsonl, conll or spacy (default: from --output)"),
+    pattern: str = typer.Option("**/*.txt", help="Files taken from a folder"),
+    batch_size: int = typer.Option(16, help="Documents per batch"),
+    n_process: int = typer.Option(1, help="Worker processes on this machine"),
+    max_length: int = typer.Option(0, help="Longest document in characters; 0: no limit"),
+    shard_size: int = typer.Option(1000, help="Documents per .spacy shard"),
+    progress: bool = typer.Option(True, help="Progress bar on stderr"),
+    html: Optional[Path] = typer.Option(None, help="Also write an HTML view of the clusters (small runs)"),
 ) -> None:
-    """Annotate text files and print each document's clusters."""
-    from spacy.tokens import DocBin
-
+    """Annotate a corpus: clusters to JSONL / CoNLL-2012 / DocBin shards, or printed. Re-running skips the
+    documents already in the output; unreadable inputs are reported and skipped (exit code 1 at the end)."""
+    from .batch import annotate_stream, open_writer, read_inputs, set_max_length
     from .display import clusters_html, format_clusters
 
     nlp = load_pipeline(model)
-    texts = [path.read_text(encoding="utf8") for path in inputs]
-    docs = list(nlp.pipe(texts))
-    for path, doc in zip(inputs, docs):
-        msg.divider(str(path))
+    try:
+        set_max_length(nlp, max_length)
+        writer = open_writer(output, output_format, shard_size) if output is not None else None
+    except ValueError as error:
+        msg.fail(str(error), exits=1)
+    shown = []
+
+    def show(doc_id, doc):
+        msg.divider(doc_id)
         print(format_clusters(doc))
+
+    def write(doc_id, doc):
+        (writer.write if writer is not None else show)(doc_id, doc)
+        if html is not None:
+            shown.append((doc_id, doc))
+
+    try:
+        summary = annotate_stream(nlp, read_inputs(inputs, pattern), write,
+                                  is_done=writer.is_done if writer is not None else (lambda doc_id: False),
+                                  batch_size=batch_size, n_process=n_process, progress=progress)
+    except ValueError as error:
+        msg.fail(str(error), exits=1)
+    finally:
+        if writer is not None:
+            writer.close()
     if html is not None:
-        html.write_text(clusters_html(docs, [str(p) for p in inputs]), encoding="utf8")
+        html.write_text(clusters_html([d for _, d in shown], [i for i, _ in shown]), encoding="utf8")
         msg.good(f"HTML view written to {html}")
-    if output is not None:
-        DocBin(docs=docs, store_user_data=True).to_disk(output)
-        msg.good(f"{len(docs)} docs written to {output}")
+    (msg.warn if summary.failures else msg.good)(summary.describe() + (f" -> {output}" if output else ""))
+    for problem in summary.failures:
+        msg.fail(str(problem))
+    if summary.failures:
+        raise typer.Exit(1)
 
 
 @app.command("count-evaluate")

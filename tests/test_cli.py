@@ -9,6 +9,11 @@ from .conftest import GAP
 runner = CliRunner()
 
 
+def flat(result) -> str:
+    """The command's output with wasabi's line wrapping undone."""
+    return " ".join(result.output.split())
+
+
 def test_gap_convert_command(tmp_path):
     output = tmp_path / "dev.spacy"
     result = runner.invoke(app, ["gap-convert", str(GAP / "gap-validation.tsv"), str(output)])
@@ -22,14 +27,44 @@ def test_annotate_command_with_a_trained_pipeline(trained_nlp, tmp_path):
     text = tmp_path / "a.txt"
     text.write_text("Anna met Bob. She said he was late.", encoding="utf8")
     html = tmp_path / "view.html"
-    out = tmp_path / "docs.spacy"
+    out = tmp_path / "docs"
     result = runner.invoke(
         app, ["annotate", str(text), "--model", str(tmp_path / "pipe"), "--html", str(html), "--output", str(out)]
     )
     assert result.exit_code == 0, result.output
-    assert str(text) in result.output
+    assert "1 documents annotated" in result.output
     assert html.read_text(encoding="utf8").startswith("<!DOCTYPE html>")
-    assert out.exists()
+    assert (out / "part-00000.spacy").exists() and (out / "part-00000.ids").read_text() == f"{text}\n"
+
+
+def test_annotate_corpus_goes_on_past_bad_files_and_resumes(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.txt").write_text("Anna met Bob. She said he was late.", encoding="utf8")
+    (corpus / "b.txt").write_bytes(b"\x00\x01\x02")
+    (corpus / "c.txt").write_text("", encoding="utf8")
+    out = tmp_path / "out.jsonl"
+    first = runner.invoke(app, ["annotate", str(corpus), "-o", str(out), "--no-progress"])
+    assert first.exit_code == 1
+    assert "2 documents annotated" in flat(first) and "1 failed" in flat(first)
+    assert f"{corpus / 'b.txt'}: binary file (NUL bytes), not text" in flat(first)
+    records = [json.loads(line) for line in out.read_text(encoding="utf8").splitlines()]
+    assert [r["id"] for r in records] == [str(corpus / "a.txt"), str(corpus / "c.txt")]
+    assert records[0]["resolved"] == "Anna met Bob. Anna said Bob was late."
+    (corpus / "b.txt").write_text("Cleo ran.", encoding="utf8")
+    second = runner.invoke(app, ["annotate", str(corpus), "-o", str(out), "--no-progress"])
+    assert second.exit_code == 0, second.output
+    assert "1 documents annotated" in flat(second) and "2 already in the output, skipped" in flat(second)
+    assert len(out.read_text(encoding="utf8").splitlines()) == 3
+    wrong = runner.invoke(app, ["annotate", str(corpus), "-o", str(tmp_path / "x.spacy")])
+    assert wrong.exit_code == 1 and "DocBin output is a folder" in flat(wrong)
+
+
+def test_annotate_reads_jsonl_from_stdin_and_prints_clusters():
+    result = runner.invoke(app, ["annotate", "-", "--no-progress"],
+                           input='{"id": "s1", "text": "Anna met Bob. She said he was late."}\n')
+    assert result.exit_code == 0, result.output
+    assert "coref_clusters_1 [Anna]: 'Anna'@0, 'She'@4" in result.output
 
 
 def test_memory_log_command_writes_image_and_html(trained_nlp, tmp_path):

@@ -1,0 +1,8 @@
+"""Batch annotation of corpora: inputs (files, folders, JSONL, stdin), writers (JSONL, CoNLL-2012, DocBin
+shards) and the resumable run that joins them (``entmem annotate``)."""
+from .inputs import InputProblem, TextRecord, read_inputs
+from .outputs import doc_record, open_writer, read_shards
+from .runner import RunSummary, annotate_stream, set_max_length
+
+__all__ = ["InputProblem", "TextRecord", "read_inputs", "doc_record", "open_writer", "read_shards", "RunSummary",
+           "annotate_stream", "set_max_length"]

@@ -1,0 +1,91 @@
+from pathlib import Path
+
+import pytest
+from spacy.language import Language
+from spacy.pipeline import Pipe
+from spacy.util import minibatch
+
+import spacy_entmem
+from spacy_entmem.batch.inputs import InputProblem, TextRecord
+from spacy_entmem.batch.outputs import doc_record
+from spacy_entmem.batch.runner import annotate_stream, set_max_length
+
+SAMPLES = sorted((Path(spacy_entmem.__file__).parent / "samples").glob("*.txt"))
+
+
+class FailsOnBoom(Pipe):
+    """Fails on a doc holding 'BOOM'; in ``pipe`` the whole batch goes to the error handler, as spaCy's
+    trainable components do."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __call__(self, doc):
+        if "BOOM" in doc.text:
+            raise ValueError("boom in this doc")
+        return doc
+
+    def pipe(self, stream, *, batch_size: int = 128):
+        for docs in minibatch(stream, batch_size):
+            try:
+                yield from [self(doc) for doc in docs]
+            except ValueError as error:
+                self.get_error_handler()(self.name, self, docs, error)
+
+
+@Language.factory("entmem_test_fails_on_boom")
+def make_fails_on_boom(nlp, name):
+    return FailsOnBoom(name)
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    return spacy_entmem.load_default()
+
+
+def run(nlp, items, **kwargs):
+    written = []
+    summary = annotate_stream(nlp, items, lambda doc_id, doc: written.append((doc_id, doc)), progress=False,
+                              **kwargs)
+    return summary, written
+
+
+def test_a_document_the_pipeline_fails_on_is_reported_and_its_batch_kept(nlp):
+    nlp.add_pipe("entmem_test_fails_on_boom")
+    try:
+        texts = ["Anna slept.", "Bob woke.", "It went BOOM.", "Cleo ran.", "Dan sat."]
+        summary, written = run(nlp, [TextRecord(str(i), t) for i, t in enumerate(texts)], batch_size=2)
+    finally:
+        nlp.remove_pipe("entmem_test_fails_on_boom")
+    assert [doc_id for doc_id, _ in written] == ["0", "1", "4", "3"]  # 3 shared a batch with 2: retried alone
+    assert summary.failures == [InputProblem("2", "the pipeline failed: ValueError: boom in this doc")]
+    assert summary.written == 4 and summary.words == 12
+
+
+def test_input_problems_long_texts_and_finished_documents(nlp):
+    set_max_length(nlp, 20)
+    try:
+        items = [TextRecord("short", "Anna slept."), InputProblem("x.bin", "binary file (NUL bytes), not text"),
+                 TextRecord("long", "Anna slept. " * 5), TextRecord("done", "Bob woke.")]
+        summary, written = run(nlp, items, is_done=lambda doc_id: doc_id == "done")
+    finally:
+        set_max_length(nlp, 0)
+    assert [doc_id for doc_id, _ in written] == ["short"]
+    assert [str(p) for p in summary.failures] == [
+        "x.bin: binary file (NUL bytes), not text",
+        "long: 60 characters, over --max-length 20 (0 lifts the limit)"]
+    assert summary.skipped == 1
+    assert "1 documents annotated" in summary.describe() and "2 failed" in summary.describe()
+    with pytest.raises(ValueError, match="--max-length must be >= 0"):
+        set_max_length(nlp, -1)
+    with pytest.raises(ValueError, match="--n-process must be >= 1"):
+        run(nlp, [], n_process=0)
+
+
+def test_two_processes_give_the_same_records_as_one(nlp):
+    items = [TextRecord(str(p), p.read_text(encoding="utf8")) for p in SAMPLES] * 1
+    items += [TextRecord("empty", ""), TextRecord("one", "Hi")]
+    _, alone = run(nlp, items, batch_size=2)
+    _, forked = run(nlp, items, batch_size=2, n_process=2)
+    assert [doc_record(i, d) for i, d in forked] == [doc_record(i, d) for i, d in alone]
+    assert any(doc_record(i, d)["clusters"] for i, d in alone)
