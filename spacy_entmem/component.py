@@ -22,6 +22,7 @@ from .attributes import ROLE, choose_main, register_extensions
 from .memory_log import (
     MemoryLog, count_entities, decode_actions, decode_mentions, decode_span_mentions, group_clusters,
 )
+from .pipe_settings import restore_cfg
 from .span_proposals import CANDIDATES_KEY
 from .targets import DocSupervision, LossWeights
 
@@ -142,6 +143,9 @@ def pair_feature_indices(names: Iterable[str]) -> tuple:
 
     check_pair_feature_names(names)
     return tuple(PAIR_FEATURE_NAMES.index(name) for name in names)
+
+
+STATE_KEYS = ("examples_seen", "input_width")  # what training leaves in cfg; the rest comes from the config
 
 
 class EntityMemory(TrainablePipe):
@@ -466,7 +470,7 @@ class EntityMemory(TrainablePipe):
 
     def from_bytes(self, bytes_data: bytes, *, exclude=tuple()) -> "EntityMemory":
         msg = srsly.msgpack_loads(bytes_data)
-        self.cfg.update(srsly.json_loads(msg["cfg"]))
+        restore_cfg(self.cfg, srsly.json_loads(msg["cfg"]), STATE_KEYS)
         self._build_before_loading()
         self.model.from_bytes(msg["model"])
         return self
@@ -480,7 +484,7 @@ class EntityMemory(TrainablePipe):
 
     def from_disk(self, path, *, exclude=tuple()) -> "EntityMemory":
         path = util.ensure_path(path)
-        self.cfg.update(srsly.read_json(path / "cfg"))
+        restore_cfg(self.cfg, srsly.read_json(path / "cfg"), STATE_KEYS)
         self._build_before_loading()
         self.model.from_disk(path / "model")
         return self

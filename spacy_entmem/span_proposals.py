@@ -103,6 +103,18 @@ class LinearSpanFinder(SpanFinder):
             offset += n_tokens
         return truths, masks
 
+    def from_disk(self, path, *, exclude=tuple()) -> "LinearSpanFinder":
+        settings = dict(self.cfg)  # from the config, overrides given to spacy.load included
+        super().from_disk(path, exclude=exclude)
+        self.cfg.update(settings)  # no training state in this cfg: the config wins (pipe_settings.py)
+        return self
+
+    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()) -> "LinearSpanFinder":
+        settings = dict(self.cfg)
+        super().from_bytes(bytes_data, exclude=exclude)
+        self.cfg.update(settings)
+        return self
+
     def set_annotations(self, docs: Iterable[Doc], scores: Floats2d) -> None:
         scores = self.model.ops.to_numpy(scores)
         threshold = self.cfg["threshold"]

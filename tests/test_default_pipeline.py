@@ -44,3 +44,18 @@ def test_readme_example_clusters_marie_curie_with_her_pronouns():
     assert "Pierre Curie" not in marie[0]
     assert doc._.coref_resolved.startswith("Marie Curie was born in Warsaw. Marie Curie moved to Paris, where "
                                            "Marie Curie met Pierre Curie.")
+
+
+def test_config_overrides_given_to_spacy_load_take_effect():
+    """The saved cfg files must not silently undo settings passed to ``spacy.load``."""
+    shipped = spacy_entmem.load_default()
+    overridden = spacy_entmem.load_default(config={"components": {
+        "entity_memory": {"entity_threshold": 0.99, "new_entity_bias": 3.0},
+        "span_finder": {"threshold": 0.9, "max_per_token": 0.2}}})
+    memory, finder = overridden.get_pipe("entity_memory"), overridden.get_pipe("span_finder")
+    assert (memory.cfg["entity_threshold"], memory.cfg["new_entity_bias"]) == (0.99, 3.0)
+    assert (finder.cfg["threshold"], finder.cfg["max_per_token"]) == (0.9, 0.2)
+    assert memory.cfg["input_width"] == shipped.get_pipe("entity_memory").cfg["input_width"]  # state still loaded
+    text = "Anna met Bob in Paris. She said he was late for the train to London."
+    assert len(overridden(text).spans["mention_candidates"]) < len(shipped(text).spans["mention_candidates"])
+    assert len(overridden(text)._.coref_clusters) < len(shipped(text)._.coref_clusters)
