@@ -1,6 +1,9 @@
 """neuralcoref-style extension attributes, as getters over ``doc.spans`` and the memory log so they
 survive ``DocBin`` and multiprocessing. Cluster span groups are recognised by their ``attrs``."""
-from typing import List, Optional
+import weakref
+from typing import Dict, List, Optional, Tuple
+
+import numpy
 
 from spacy.tokens import Doc, Span, SpanGroup, Token
 
@@ -99,15 +102,51 @@ def coref_resolved(doc: Doc) -> str:
     return "".join(replacements[t.i] + t.whitespace_ if t.i in replacements else t.text_with_ws for t in doc)
 
 
+class DocIndex:
+    """Lookups over one doc's clusters and memory log, built once: each mention span's cluster, each
+    token's clusters, and the memory step that ends at each token."""
+
+    def __init__(self, doc: Doc, clusters: List[SpanGroup]):
+        self.span_cluster: Dict[Tuple[int, int], SpanGroup] = {}
+        self.token_clusters: Dict[int, List[SpanGroup]] = {}
+        for group in clusters:
+            for span in group:
+                self.span_cluster.setdefault((span.start, span.end), group)
+                for i in range(span.start, span.end):
+                    members = self.token_clusters.setdefault(i, [])
+                    if not members or members[-1] is not group:
+                        members.append(group)
+        log = doc._.entity_memory_log
+        self.token_step = None
+        if log is not None and "spans" in log:  # span models: the first step whose candidate ends at the token
+            ends = numpy.asarray(log["spans"]).reshape(-1, 2)[:, 1] - 1
+            self.token_step = numpy.full(len(doc), -1, dtype="int64")
+            unique_ends, first_steps = numpy.unique(ends, return_index=True)
+            inside = (unique_ends >= 0) & (unique_ends < len(doc))
+            self.token_step[unique_ends[inside]] = first_steps[inside]
+
+
+_INDEXES: "weakref.WeakKeyDictionary[Doc, Tuple[tuple, DocIndex]]" = weakref.WeakKeyDictionary()
+
+
+def doc_index(doc: Doc) -> DocIndex:
+    """The doc's :class:`DocIndex`, rebuilt only when its cluster groups or memory log change."""
+    clusters = coref_clusters(doc)
+    log = doc._.entity_memory_log
+    signature = (tuple((id(g), len(g)) for g in clusters), id(log), len(doc))
+    cached = _INDEXES.get(doc)
+    if cached is None or cached[0] != signature:
+        cached = (signature, DocIndex(doc, clusters))
+        _INDEXES[doc] = cached
+    return cached[1]
+
+
 def span_cluster(span: Span) -> Optional[SpanGroup]:
-    for group in coref_clusters(span.doc):
-        if any(s.start == span.start and s.end == span.end for s in group):
-            return group
-    return None
+    return doc_index(span.doc).span_cluster.get((span.start, span.end))
 
 
 def token_clusters(token: Token) -> List[SpanGroup]:
-    return [g for g in coref_clusters(token.doc) if any(s.start <= token.i < s.end for s in g)]
+    return list(doc_index(token.doc).token_clusters.get(token.i, ()))
 
 
 def _log_value(token: Token, key: str):
@@ -116,9 +155,8 @@ def _log_value(token: Token, key: str):
         return None
     if "spans" not in log:
         return log[key][token.i]
-    # span model: the step of the innermost candidate that ends at this token, if any
-    steps = [t for t, (_, end) in enumerate(log["spans"].tolist()) if end == token.i + 1]
-    return log[key][steps[0]] if steps else None
+    step = doc_index(token.doc).token_step[token.i]  # span model: the innermost candidate ending here
+    return log[key][step] if step >= 0 else None
 
 
 def token_action(token: Token) -> Optional[str]:

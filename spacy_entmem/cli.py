@@ -386,6 +386,7 @@ def ship_default(
 
     import spacy_entmem
 
+    from .chunked_tok2vec import use_chunked_tok2vec
     from .coref_evaluate import decisions_by_component
 
     target = target or spacy_entmem.DEFAULT_PIPELINE
@@ -409,6 +410,7 @@ def ship_default(
         cfg.update(settings)
         srsly.write_json(staging / component / "cfg", cfg)
         config["components"][component].update(settings)
+    use_chunked_tok2vec(config)  # same weights; bounded memory on long documents
     config.to_disk(staging / "config.cfg")
     meta = srsly.read_json(staging / "meta.json")
     meta.update({"name": "entmem_default", "version": spacy_entmem.__version__, "description": description,

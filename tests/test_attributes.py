@@ -40,3 +40,17 @@ def test_article_case_follows_the_position_and_pronoun_only_clusters_stay():
     doc = _doc("The doctor came . Later she left and we said we were sorry .".split(),
                [[(0, 2), (5, 6)], [(8, 9), (10, 11)]])
     assert doc._.coref_resolved == "The doctor came . Later the doctor left and we said we were sorry ."
+
+
+def test_cluster_lookups_follow_changes_to_the_doc():
+    """Span/Token getters use an index built once per doc; it must not go stale when clusters change."""
+    doc = _doc("Anna met Bob . She said he was late .", [[(0, 1), (4, 5)]])
+    assert doc[4:5]._.coref_cluster.name == "coref_clusters_1" and doc[2:3]._.coref_cluster is None
+    assert [g.name for g in doc[4]._.coref_clusters] == ["coref_clusters_1"] and not doc[2]._.in_coref
+    doc.spans["coref_clusters_2"] = SpanGroup(doc, name="coref_clusters_2", spans=[doc[2:3], doc[6:7]],
+                                              attrs={ROLE: "cluster", "index": 2, "main": 0})
+    assert doc[2:3]._.coref_cluster.name == "coref_clusters_2" and doc[6]._.in_coref
+    doc.spans["coref_clusters_1"].append(doc[0:3])  # a nested mention spanning both clusters' tokens
+    assert [g.name for g in doc[2]._.coref_clusters] == ["coref_clusters_1", "coref_clusters_2"]
+    del doc.spans["coref_clusters_1"]
+    assert doc[4:5]._.coref_cluster is None and doc[0]._.coref_clusters == []

@@ -1,0 +1,82 @@
+"""``entmem_tok2vec``: spaCy's ``tok2vec`` that reads a long document in overlapping chunks.
+
+A CNN tok2vec (``MaxoutWindowEncoder``: ``depth`` layers of ``window_size`` tokens each side) sees
+``depth × window_size`` tokens to each side of a token: its receptive field. Run over a whole document at
+once, its activations grow with the length (~1.5 GB at 100k tokens, ~15 GB at 1M). At inference this
+component runs the same model on chunks of ``chunk_size`` tokens, each read with ``margin`` tokens of context
+on both sides and trimmed back; with ``margin`` ≥ the receptive field every token's vector is the one the
+whole-document pass gives, and peak memory no longer depends on the document's length. Training (``update``)
+is spaCy's, unchanged; the weights and their files are those of ``tok2vec``.
+"""
+from typing import Iterable, List
+
+from spacy.language import Language
+from spacy.pipeline.tok2vec import Tok2Vec
+from spacy.tokens import Doc
+from thinc.api import Model
+
+
+@Language.factory(
+    "entmem_tok2vec",
+    assigns=["doc.tensor"],
+    default_config={"model": {"@architectures": "spacy.HashEmbedCNN.v2", "width": 96, "depth": 4,
+                              "embed_size": 2000, "window_size": 1, "maxout_pieces": 3,
+                              "subword_features": True, "pretrained_vectors": None},
+                    "chunk_size": 2000, "margin": 4},
+)
+def make_chunked_tok2vec(nlp: Language, name: str, model: Model, chunk_size: int, margin: int) -> "ChunkedTok2Vec":
+    if chunk_size < 1:
+        raise ValueError(f"[spacy-entmem] {name}: chunk_size must be >= 1, got {chunk_size}")
+    if margin < 0:
+        raise ValueError(f"[spacy-entmem] {name}: margin must be >= 0 (the encoder's receptive field), got {margin}")
+    return ChunkedTok2Vec(nlp.vocab, model, name, chunk_size=chunk_size, margin=margin)
+
+
+class ChunkedTok2Vec(Tok2Vec):
+    def __init__(self, vocab, model: Model, name: str = "tok2vec", *, chunk_size: int = 2000, margin: int = 4):
+        super().__init__(vocab, model, name)
+        self.chunk_size, self.margin = chunk_size, margin
+
+    def predict(self, docs: Iterable[Doc]):
+        docs = list(docs)
+        if all(len(doc) <= self.chunk_size for doc in docs):
+            return super().predict(docs)
+        return [self._predict_long(doc) if len(doc) > self.chunk_size else super(ChunkedTok2Vec, self).predict([doc])[0]
+                for doc in docs]
+
+    def _predict_long(self, doc: Doc):
+        ops, pieces = self.model.ops, []
+        for start in range(0, len(doc), self.chunk_size):
+            end = min(start + self.chunk_size, len(doc))
+            left, right = max(0, start - self.margin), min(len(doc), end + self.margin)
+            (vectors,) = self.model.predict([doc[left:right].as_doc()])
+            pieces.append(vectors[start - left: end - left])
+        return ops.xp.concatenate(pieces)
+
+    def chunks(self, n_tokens: int) -> List[tuple]:
+        """(start, end) of the chunks a document of ``n_tokens`` is read in (for inspection and tests)."""
+        return [(s, min(s + self.chunk_size, n_tokens)) for s in range(0, n_tokens, self.chunk_size)]
+
+
+def receptive_field(model_config: dict) -> int:
+    """Tokens to each side a CNN tok2vec config sees (``depth × window_size``); ValueError for others."""
+    encode = model_config.get("encode", model_config)
+    if "depth" not in encode or "window_size" not in encode:
+        raise ValueError("[spacy-entmem] not a CNN tok2vec (no depth / window_size): its receptive field is unknown")
+    return int(encode["depth"]) * int(encode["window_size"])
+
+
+def use_chunked_tok2vec(config, chunk_size: int = 2000) -> List[str]:
+    """Switch every CNN ``tok2vec`` component of a pipeline config to ``entmem_tok2vec`` (same weights) with a
+    margin equal to its receptive field; the names of the components switched."""
+    switched = []
+    for name, component in config["components"].items():
+        if component.get("factory") != "tok2vec":
+            continue
+        try:
+            margin = receptive_field(component["model"])
+        except ValueError:
+            continue
+        component.update({"factory": "entmem_tok2vec", "chunk_size": chunk_size, "margin": margin})
+        switched.append(name)
+    return switched
