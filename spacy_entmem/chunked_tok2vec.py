@@ -70,7 +70,7 @@ def use_chunked_tok2vec(config, chunk_size: int = 2000) -> List[str]:
     """Switch every CNN ``tok2vec`` component of a pipeline config to ``entmem_tok2vec`` (same weights) with a
     margin equal to its receptive field; the names of the components switched."""
     switched = []
-    for name, component in config["components"].items():
+    for name, component in config.get("components", {}).items():
         if component.get("factory") != "tok2vec":
             continue
         try:

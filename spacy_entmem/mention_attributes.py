@@ -55,12 +55,11 @@ class StringIds:
         return self.ids.setdefault(text, len(self.ids)) if text else -1
 
 
-def quotation_flags(doc: Doc) -> List[bool]:
-    """Per token: inside a quotation (straight quotes toggle, curly and PTB quotes open and close; a new
-    line ends an unclosed quotation)."""
+def quotation_flags(texts: List[str]) -> List[bool]:
+    """Per token text: inside a quotation (straight quotes toggle, curly and PTB quotes open and close; a
+    new line ends an unclosed quotation)."""
     flags, inside = [], False
-    for token in doc:
-        text = token.text
+    for text in texts:
         if "\n" in text:
             inside = False
         if text in OPENING_QUOTES or (text in TOGGLING_QUOTES and not inside):
@@ -81,15 +80,14 @@ def _head_index(words: List[str]) -> int:
     return len(words) - 1
 
 
-def _sentence_initial_flags(doc: Doc, lower: List[str]) -> List[bool]:
+def _sentence_initial_flags(lower: List[str], sent_starts: List[bool]) -> List[bool]:
     """Per token: first of the doc or of a sentence (parsed, or after '.', '!', '?', a line break or an
     opening quote)."""
-    has_sentences = doc.has_annotation("SENT_START")
+    openers = OPENING_QUOTES | TOGGLING_QUOTES
     flags = []
-    for i, token in enumerate(doc):
+    for i, starts in enumerate(sent_starts):
         previous = lower[i - 1] if i else ""
-        flags.append(i == 0 or (has_sentences and bool(token.is_sent_start)) or previous in SENTENCE_ENDS
-                     or "\n" in previous or previous in OPENING_QUOTES | TOGGLING_QUOTES)
+        flags.append(i == 0 or starts or previous in SENTENCE_ENDS or "\n" in previous or previous in openers)
     return flags
 
 
@@ -99,10 +97,16 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
     head word; -1 for a pronoun), pronoun class (0: not a pronoun), gender (UNKNOWN / MASCULINE / FEMININE /
     NEUTER), number (UNKNOWN / SINGULAR / PLURAL), quoted (1 inside a quotation), proper (1 if a word other
     than a sentence-initial one is capitalised)."""
-    quoted = quotation_flags(doc)
-    lower = [t.lower_ for t in doc]
-    initial = _sentence_initial_flags(doc, lower)
-    capitalised = [t.is_title and not first for t, first in zip(doc, initial)]
+    has_sentences = doc.has_annotation("SENT_START")
+    texts, lower, titles, sent_starts = [], [], [], []
+    for token in doc:  # one pass over the tokens (creating Token objects is the cost here)
+        texts.append(token.text)
+        lower.append(token.lower_)
+        titles.append(token.is_title)
+        sent_starts.append(has_sentences and bool(token.is_sent_start))
+    quoted = quotation_flags(texts)
+    initial = _sentence_initial_flags(lower, sent_starts)
+    capitalised = [title and not first for title, first in zip(titles, initial)]
     rows = []
     for start, end in spans:
         words = lower[start:end]

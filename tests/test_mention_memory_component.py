@@ -8,6 +8,7 @@ from spacy.training import Example
 from spacy_entmem.coref_evaluate import redecode
 from spacy_entmem.scorers import score_entity_memory
 from spacy_entmem.span_proposals import CANDIDATES_KEY
+from spacy_entmem.maintainer import app as maintainer_app
 
 from .conftest import TINY_TOK2VEC, train_pipeline
 from .test_span_component import _clusters, litbank_piece, span_pipeline  # noqa: F401 (fixture)
@@ -176,7 +177,6 @@ def test_finder_threshold_selection_and_a_checked_ship(mention_nlp, litbank_piec
     from spacy.tokens import DocBin
     from typer.testing import CliRunner
 
-    from spacy_entmem.cli import app
     from spacy_entmem.coref_evaluate import select_finder_settings
 
     corpus = tmp_path / "gold.spacy"
@@ -191,7 +191,7 @@ def test_finder_threshold_selection_and_a_checked_ship(mention_nlp, litbank_piec
     decisions.write_text(json.dumps({"entity_threshold": 0.6, "new_entity_bias": 1.4, "finder_threshold": 0.15,
                                      "finder_max_per_token": 1.2}))
     target = tmp_path / "shipped"
-    result = CliRunner().invoke(app, ["ship-default", str(tmp_path / "trained"), "--target", str(target),
+    result = CliRunner().invoke(maintainer_app, ["ship-default", str(tmp_path / "trained"), "--target", str(target),
                                       "--decisions-from", str(decisions)])
     assert result.exit_code == 0, result.output
     shipped = spacy.load(target)
@@ -203,7 +203,7 @@ def test_finder_threshold_selection_and_a_checked_ship(mention_nlp, litbank_piec
     broken.mkdir()
     (broken / "config.cfg").write_text("[nlp]\nlang = \"xx-nope\"\n")
     (broken / "meta.json").write_text("{}")
-    result = CliRunner().invoke(app, ["ship-default", str(broken), "--target", str(target)])
+    result = CliRunner().invoke(maintainer_app, ["ship-default", str(broken), "--target", str(target)])
     assert result.exit_code == 1 and "left as it was" in " ".join(result.output.split())
     assert spacy.load(target).get_pipe("span_finder").cfg["threshold"] == 0.15
     assert not (tmp_path / "shipped.staging").exists()

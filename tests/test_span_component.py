@@ -10,6 +10,7 @@ from spacy_entmem.corpora.litbank import read_litbank_conll
 from spacy_entmem.memory_log import decode_span_mentions, group_clusters
 from spacy_entmem.supervision import span_supervision
 from spacy_entmem.targets import LossWeights
+from spacy_entmem.maintainer import app as maintainer_app
 
 from .conftest import DATA, TINY_TOK2VEC, train_pipeline, truncate_record
 
@@ -183,16 +184,15 @@ def test_standalone_evaluation_writes_conll_2012_and_selects_a_threshold(span_nl
 def test_ship_default_sets_the_selected_threshold(span_nlp, tmp_path):
     from typer.testing import CliRunner
 
-    from spacy_entmem.cli import app
 
     span_nlp.to_disk(tmp_path / "trained")
     target = tmp_path / "shipped"
-    result = CliRunner().invoke(app, ["ship-default", str(tmp_path / "trained"), "--target", str(target),
+    result = CliRunner().invoke(maintainer_app, ["ship-default", str(tmp_path / "trained"), "--target", str(target),
                                       "--entity-threshold", "0.97", "--new-entity-bias", "4"])
     assert result.exit_code == 0, result.output
     cfg = spacy.load(target).get_pipe("entity_memory").cfg
     assert cfg["entity_threshold"] == 0.97 and cfg["new_entity_bias"] == 4.0
-    result = CliRunner().invoke(app, ["ship-default", str(tmp_path / "trained"), "--target", str(target),
+    result = CliRunner().invoke(maintainer_app, ["ship-default", str(tmp_path / "trained"), "--target", str(target),
                                       "--entity-threshold", "1.5"])
     assert result.exit_code == 1 and "entity_threshold must be in [0, 1]" in result.output
 
@@ -202,12 +202,11 @@ def test_ship_default_takes_the_decisions_chosen_by_coref_evaluate(span_nlp, tmp
 
     from typer.testing import CliRunner
 
-    from spacy_entmem.cli import app
 
     span_nlp.to_disk(tmp_path / "trained")
     chosen = tmp_path / "chosen.json"
     chosen.write_text(json.dumps({"entity_threshold": 0.8, "new_entity_bias": 2.0, "coref_conll_f": 0.1}))
-    result = CliRunner().invoke(app, ["ship-default", str(tmp_path / "trained"), "--target", str(tmp_path / "s"),
+    result = CliRunner().invoke(maintainer_app, ["ship-default", str(tmp_path / "trained"), "--target", str(tmp_path / "s"),
                                       "--decisions-from", str(chosen)])
     assert result.exit_code == 0, result.output
     cfg = spacy.load(tmp_path / "s").get_pipe("entity_memory").cfg

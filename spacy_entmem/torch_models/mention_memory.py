@@ -263,6 +263,9 @@ class MentionMemory(nn.Module):
         state = CellState(B, N)
         cell_cluster = numpy.full((B, N), NO_CLUSTER, dtype="int64")
         memory = g.new_zeros(B, N, H)
+        # each cell's share of the similarity MLP's first layer, kept up to date with the cell (the cell
+        # changes only when acted on; scoring it against every later mention reuses the product)
+        memory_part = g.new_zeros(B, N, self.similarity_mlp.token_proj.out_features)
         rows = numpy.arange(B)
         g_steps, sim_steps = g.unbind(1), sim_token.unbind(1)
         feature_table = self.projected_feature_table()
@@ -270,8 +273,8 @@ class MentionMemory(nn.Module):
         partial = numpy.zeros(B, dtype=bool) if partial is None else partial
         n_supervised = 0
         for t in range(M):
-            coref = self._cell_scores(g_steps[t], sim_steps[t], memory, state, attrs[:, t], spans[:, t, 0],
-                                      active[:, t], feature_table)
+            coref = self._cell_scores(g_steps[t], sim_steps[t], memory, memory_part, state, attrs[:, t],
+                                      spans[:, t, 0], active[:, t], feature_table)
             logits = torch.cat([torch.zeros_like(mention_score[:, t, None]),
                                 (mention_score[:, t] + new_score[:, t])[:, None],
                                 mention_score[:, t, None] + coref], dim=-1)
@@ -289,7 +292,7 @@ class MentionMemory(nn.Module):
             log_probs.append(log_p)
             actions.append(decision.action)
             cells.append(numpy.where(decision.action == IGNORE, -1, decision.cell))
-            memory = self._update(memory, g_steps[t], decision, active[:, t])
+            memory, memory_part = self._update(memory, memory_part, g_steps[t], decision, active[:, t])
             if clusters is not None:  # which annotated cluster each cell now holds (-1: none)
                 code = clusters[:, t]
                 acted = active[:, t] & (decision.action != IGNORE)
@@ -318,8 +321,8 @@ class MentionMemory(nn.Module):
         return torch.cat([emb.weight @ weight[:, k * width:(k + 1) * width].T
                           for k, emb in enumerate(self.pair_embeddings)], dim=0)
 
-    def _cell_scores(self, g_t: torch.Tensor, sim_t: torch.Tensor, memory: torch.Tensor, state: CellState,
-                     attrs_t: numpy.ndarray, starts_t: numpy.ndarray, active_t: numpy.ndarray,
+    def _cell_scores(self, g_t: torch.Tensor, sim_t: torch.Tensor, memory: torch.Tensor, memory_part: torch.Tensor,
+                     state: CellState, attrs_t: numpy.ndarray, starts_t: numpy.ndarray, active_t: numpy.ndarray,
                      feature_table: torch.Tensor) -> torch.Tensor:
         """(B, N) COREF scores of one step: the similarity MLP on the used cells of the documents still
         reading (the others keep UNUSED_CELL_SCORE; they are masked anyway, so skipping them is exact)."""
@@ -335,19 +338,25 @@ class MentionMemory(nn.Module):
         # the features' share of the MLP's first layer: one lookup-and-sum in the projected table
         feature_part = F.embedding_bag(torch.from_numpy(features + FEATURE_OFFSETS), feature_table, mode="sum")
         cell_memory = memory[rows_t, cells_t]
-        raw = self.similarity_mlp(sim_t[rows_t] + feature_part, [cell_memory, g_t[rows_t] * cell_memory]).squeeze(-1)
+        mlp = self.similarity_mlp  # its first layer on [g; m; g⊙m; φ], the m block precomputed per cell
+        pre = sim_t[rows_t] + feature_part + memory_part[rows_t, cells_t] + mlp.memory_projs[1](g_t[rows_t] * cell_memory)
+        raw = mlp.rest(pre).squeeze(-1)
         return scores.index_put((rows_t, cells_t), raw)
 
-    def _update(self, memory: torch.Tensor, g_t: torch.Tensor, decision: Decision, active: numpy.ndarray):
-        """OVERWRITE m_j ← g; COREF m_i ← β m_i + (1 − β) g, β = σ(w·[m_i; g]); only the cells acted on."""
+    def _update(self, memory: torch.Tensor, memory_part: torch.Tensor, g_t: torch.Tensor, decision: Decision,
+                active: numpy.ndarray) -> Tuple[torch.Tensor, torch.Tensor]:
+        """OVERWRITE m_j ← g; COREF m_i ← β m_i + (1 − β) g, β = σ(w·[m_i; g]); only the cells acted on, and
+        their share of the similarity MLP's first layer with them."""
         rows = numpy.flatnonzero(active & (decision.action != IGNORE))
         if not len(rows):
-            return memory
+            return memory, memory_part
         rows_t, cells_t = torch.from_numpy(rows), torch.from_numpy(decision.cell[rows])
         old, new = memory[rows_t, cells_t], g_t[rows_t]
         keep = torch.sigmoid(self.update_gate(torch.cat([old, new], dim=-1)))
         coref = torch.from_numpy(decision.action[rows] == COREF)[:, None]
-        return memory.index_put((rows_t, cells_t), torch.where(coref, keep * old + (1 - keep) * new, new))
+        updated = torch.where(coref, keep * old + (1 - keep) * new, new)
+        return (memory.index_put((rows_t, cells_t), updated),
+                memory_part.index_put((rows_t, cells_t), self.similarity_mlp.memory_projs[0](updated)))
 
     def _output(self, log_p, actions, cells, usage, n_spans, active_mask, gold_logprob=None,
                 n_supervised: int = 0) -> MemoryOutput:
