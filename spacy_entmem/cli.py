@@ -194,20 +194,29 @@ def annotate(
     output_format: str = typer.Option("", "--format", help="jsonl, conll or spacy (default: from --output)"),
     pattern: str = typer.Option("**/*.txt", help="Files taken from a folder"),
     batch_size: int = typer.Option(16, help="Documents per batch"),
-    n_process: int = typer.Option(1, help="Worker processes on this machine"),
+    n_process: int = typer.Option(1, help="Worker processes on this machine (local cluster size with --engine dask)"),
     max_length: int = typer.Option(0, help="Longest document in characters; 0: no limit"),
     shard_size: int = typer.Option(1000, help="Documents per .spacy shard"),
+    engine: str = typer.Option("local", help="local (spaCy's multiprocessing) or dask (a Dask cluster)"),
+    address: Optional[str] = typer.Option(None, help="Dask scheduler address (default: start a local cluster)"),
     progress: bool = typer.Option(True, help="Progress bar on stderr"),
     html: Optional[Path] = typer.Option(None, help="Also write an HTML view of the clusters (small runs)"),
 ) -> None:
     """Annotate a corpus: clusters to JSONL / CoNLL-2012 / DocBin shards, or printed. Re-running skips the
     documents already in the output; unreadable inputs are reported and skipped (exit code 1 at the end)."""
-    from .batch import annotate_stream, open_writer, read_inputs, set_max_length
+    from .batch import annotate_stream, character_limit, local_annotator, open_writer, read_inputs
     from .display import clusters_html, format_clusters
 
-    nlp = load_pipeline(model)
+    if engine not in ("local", "dask"):
+        msg.fail(f"--engine must be local or dask, got {engine!r}", exits=1)
     try:
-        set_max_length(nlp, max_length)
+        limit = character_limit(max_length)
+        if engine == "dask":
+            from .batch.dask_engine import dask_annotator
+
+            annotator = dask_annotator(model, address, n_workers=n_process, batch_size=batch_size)
+        else:
+            annotator = local_annotator(load_pipeline(model), batch_size=batch_size, n_process=n_process)
         writer = open_writer(output, output_format, shard_size) if output is not None else None
     except ValueError as error:
         msg.fail(str(error), exits=1)
@@ -223,9 +232,9 @@ def annotate(
             shown.append((doc_id, doc))
 
     try:
-        summary = annotate_stream(nlp, read_inputs(inputs, pattern), write,
+        summary = annotate_stream(annotator, read_inputs(inputs, pattern), write,
                                   is_done=writer.is_done if writer is not None else (lambda doc_id: False),
-                                  batch_size=batch_size, n_process=n_process, progress=progress)
+                                  max_length=limit, progress=progress)
     except ValueError as error:
         msg.fail(str(error), exits=1)
     finally:

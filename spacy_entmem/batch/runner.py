@@ -3,7 +3,7 @@ bad documents, report progress, and say at the end what failed."""
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -36,12 +36,12 @@ class RunSummary:
         return text
 
 
-def set_max_length(nlp: Language, max_length: int) -> None:
-    """``max_length`` characters per document; 0 lifts spaCy's limit (the memory reads any length in
-    bounded memory)."""
+def character_limit(max_length: int) -> int:
+    """The longest document in characters for ``--max-length`` (0: no limit: the memory reads any length
+    in bounded memory)."""
     if max_length < 0:
         raise ValueError(f"[spacy-entmem] --max-length must be >= 0 (0: no limit), got {max_length}")
-    nlp.max_length = max_length or UNLIMITED_LENGTH
+    return max_length or UNLIMITED_LENGTH
 
 
 def drop_failed_batch(proc_name, proc, docs, error) -> None:
@@ -53,25 +53,58 @@ def count_words(doc: Doc) -> int:
     return sum(1 for token in doc if not token.is_space)
 
 
-def annotate_stream(
-    nlp: Language,
-    items: Iterable[Item],
-    write: Callable[[str, Doc], None],
-    is_done: Callable[[str], bool] = lambda doc_id: False,
-    batch_size: int = 16,
-    n_process: int = 1,
-    progress: bool = True,
-    total: Optional[int] = None,
-) -> RunSummary:
-    """Annotate every record of ``items`` and hand each doc to ``write`` in input order (the documents of a
-    batch that failed in the pipeline come last, retried one by one); problems in the inputs, texts over
-    ``nlp.max_length`` and documents the pipeline fails on are collected in the summary."""
+Annotated = Union[Tuple[str, Doc], InputProblem]
+Annotator = Callable[[Iterable[Tuple[str, str]]], Iterator[Annotated]]
+
+
+def local_annotator(nlp: Language, batch_size: int = 16, n_process: int = 1) -> Annotator:
+    """(id, text) pairs → (id, doc) in input order, on this machine (``n_process`` worker processes); the
+    documents of a batch that failed in the pipeline come last, retried one by one, and a document that
+    fails alone comes back as an :class:`InputProblem`."""
     if batch_size < 1:
         raise ValueError(f"[spacy-entmem] --batch-size must be >= 1, got {batch_size}")
     if n_process < 1:
         raise ValueError(f"[spacy-entmem] --n-process must be >= 1, got {n_process}")
+
+    nlp.max_length = UNLIMITED_LENGTH  # lengths are checked against --max-length before (annotate_stream)
+
+    def annotate(records: Iterable[Tuple[str, str]]) -> Iterator[Annotated]:
+        pending: Dict[str, str] = {}
+
+        def texts() -> Iterator[Tuple[str, str]]:
+            for doc_id, text in records:
+                pending[doc_id] = text
+                yield text, doc_id
+
+        nlp.set_error_handler(drop_failed_batch)
+        try:
+            for doc, doc_id in nlp.pipe(texts(), as_tuples=True, batch_size=batch_size, n_process=n_process):
+                del pending[doc_id]
+                yield doc_id, doc
+        finally:
+            nlp.set_error_handler(raise_error)
+        for doc_id, text in pending.items():  # left out by a failing batch: one at a time, errors named
+            try:
+                yield doc_id, nlp(text)
+            except Exception as error:  # noqa: BLE001 (reported, the run goes on)
+                yield InputProblem(doc_id, f"the pipeline failed: {type(error).__name__}: {error}")
+
+    return annotate
+
+
+def annotate_stream(
+    annotator: Annotator,
+    items: Iterable[Item],
+    write: Callable[[str, Doc], None],
+    is_done: Callable[[str], bool] = lambda doc_id: False,
+    max_length: int = UNLIMITED_LENGTH,
+    progress: bool = True,
+    total: Optional[int] = None,
+) -> RunSummary:
+    """Annotate every record of ``items`` with ``annotator`` and hand each doc to ``write``; problems in the
+    inputs, texts over ``max_length`` characters and documents the pipeline fails on are collected in the
+    summary, and documents ``is_done`` knows are skipped."""
     summary = RunSummary()
-    pending: Dict[str, str] = {}
     bar = tqdm(total=total, unit="doc", file=sys.stderr, disable=not progress, dynamic_ncols=True)
     start = time.perf_counter()
 
@@ -87,32 +120,23 @@ def annotate_stream(
             elif is_done(item.id):
                 summary.skipped += 1
                 bar.update(1)
-            elif len(item.text) > nlp.max_length:
+            elif len(item.text) > max_length:
                 report(InputProblem(item.id, f"{len(item.text):,} characters, over --max-length "
-                                             f"{nlp.max_length:,} (0 lifts the limit)"))
+                                             f"{max_length:,} (0 lifts the limit)"))
             else:
-                pending[item.id] = item.text
-                yield item.text, item.id
+                yield item.id, item.text
 
-    def done(doc: Doc, doc_id: str) -> None:
-        del pending[doc_id]
+    for result in annotator(to_annotate()):
+        if isinstance(result, InputProblem):
+            report(result)
+            continue
+        doc_id, doc = result
         write(doc_id, doc)
         summary.written += 1
         summary.words += count_words(doc)
         summary.seconds = time.perf_counter() - start
         bar.set_postfix_str(f"{summary.words_per_second():,.0f} words/s", refresh=False)
         bar.update(1)
-
-    nlp.set_error_handler(drop_failed_batch)
-    for doc, doc_id in nlp.pipe(to_annotate(), as_tuples=True, batch_size=batch_size, n_process=n_process):
-        done(doc, doc_id)
-    nlp.set_error_handler(raise_error)
-    for doc_id, text in list(pending.items()):  # left out by a failing batch: one at a time, errors named
-        try:
-            done(nlp(text), doc_id)
-        except Exception as error:  # noqa: BLE001 (reported, the run goes on)
-            del pending[doc_id]
-            report(InputProblem(doc_id, f"the pipeline failed: {type(error).__name__}: {error}"))
     summary.seconds = time.perf_counter() - start
     bar.close()
     return summary

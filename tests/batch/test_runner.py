@@ -8,7 +8,7 @@ from spacy.util import minibatch
 import spacy_entmem
 from spacy_entmem.batch.inputs import InputProblem, TextRecord
 from spacy_entmem.batch.outputs import doc_record
-from spacy_entmem.batch.runner import annotate_stream, set_max_length
+from spacy_entmem.batch.runner import annotate_stream, character_limit, local_annotator
 
 SAMPLES = sorted((Path(spacy_entmem.__file__).parent / "samples").glob("*.txt"))
 
@@ -38,15 +38,10 @@ def make_fails_on_boom(nlp, name):
     return FailsOnBoom(name)
 
 
-@pytest.fixture(scope="module")
-def nlp():
-    return spacy_entmem.load_default()
-
-
-def run(nlp, items, **kwargs):
+def run(nlp, items, batch_size=16, n_process=1, **kwargs):
     written = []
-    summary = annotate_stream(nlp, items, lambda doc_id, doc: written.append((doc_id, doc)), progress=False,
-                              **kwargs)
+    summary = annotate_stream(local_annotator(nlp, batch_size, n_process), items,
+                              lambda doc_id, doc: written.append((doc_id, doc)), progress=False, **kwargs)
     return summary, written
 
 
@@ -63,13 +58,9 @@ def test_a_document_the_pipeline_fails_on_is_reported_and_its_batch_kept(nlp):
 
 
 def test_input_problems_long_texts_and_finished_documents(nlp):
-    set_max_length(nlp, 20)
-    try:
-        items = [TextRecord("short", "Anna slept."), InputProblem("x.bin", "binary file (NUL bytes), not text"),
-                 TextRecord("long", "Anna slept. " * 5), TextRecord("done", "Bob woke.")]
-        summary, written = run(nlp, items, is_done=lambda doc_id: doc_id == "done")
-    finally:
-        set_max_length(nlp, 0)
+    items = [TextRecord("short", "Anna slept."), InputProblem("x.bin", "binary file (NUL bytes), not text"),
+             TextRecord("long", "Anna slept. " * 5), TextRecord("done", "Bob woke.")]
+    summary, written = run(nlp, items, is_done=lambda doc_id: doc_id == "done", max_length=character_limit(20))
     assert [doc_id for doc_id, _ in written] == ["short"]
     assert [str(p) for p in summary.failures] == [
         "x.bin: binary file (NUL bytes), not text",
@@ -77,9 +68,15 @@ def test_input_problems_long_texts_and_finished_documents(nlp):
     assert summary.skipped == 1
     assert "1 documents annotated" in summary.describe() and "2 failed" in summary.describe()
     with pytest.raises(ValueError, match="--max-length must be >= 0"):
-        set_max_length(nlp, -1)
+        character_limit(-1)
+    assert character_limit(0) > 10**15
     with pytest.raises(ValueError, match="--n-process must be >= 1"):
-        run(nlp, [], n_process=0)
+        local_annotator(nlp, n_process=0)
+    with pytest.raises(ValueError, match="--batch-size must be >= 1"):
+        local_annotator(nlp, batch_size=0)
+    long_text = "Anna slept." + " " * 1_000_000 + "She woke."  # over spaCy's own limit: annotated, no E088
+    _, (only,) = run(nlp, [TextRecord("huge", long_text)])
+    assert [t.text for t in only[1] if not t.is_space] == ["Anna", "slept", ".", "She", "woke", "."]
 
 
 def test_two_processes_give_the_same_records_as_one(nlp):
