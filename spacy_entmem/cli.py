@@ -244,6 +244,8 @@ def annotate(
         html.write_text(clusters_html([d for _, d in shown], [i for i, _ in shown]), encoding="utf8")
         msg.good(f"HTML view written to {html}")
     (msg.warn if summary.failures else msg.good)(summary.describe() + (f" -> {output}" if output else ""))
+    for problem in summary.warnings:
+        msg.warn(str(problem))
     for problem in summary.failures:
         msg.fail(str(problem))
     if summary.failures:

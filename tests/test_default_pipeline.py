@@ -59,3 +59,19 @@ def test_config_overrides_given_to_spacy_load_take_effect():
     text = "Anna met Bob in Paris. She said he was late for the train to London."
     assert len(overridden(text).spans["mention_candidates"]) < len(shipped(text).spans["mention_candidates"])
     assert len(overridden(text)._.coref_clusters) < len(shipped(text)._.coref_clusters)
+
+
+def test_spacy_apply_runs_the_shipped_pipeline(tmp_path):
+    """spaCy's own batch command works with the shipped pipeline (one .spacy file out)."""
+    import subprocess
+    import sys
+
+    from spacy.tokens import DocBin
+
+    out = tmp_path / "out.spacy"
+    subprocess.run([sys.executable, "-m", "spacy", "apply", str(spacy_entmem.DEFAULT_PIPELINE), str(SAMPLES),
+                    str(out)], check=True, capture_output=True)
+    nlp = spacy_entmem.load_default()
+    docs = list(DocBin().from_disk(out).get_docs(nlp.vocab))
+    assert len(docs) == len(list(SAMPLES.glob("*.txt")))
+    assert all(doc._.coref_clusters for doc in docs)

@@ -1,10 +1,12 @@
 """Annotating a stream of documents with a pipeline: skip what the output already holds, keep going past
 bad documents, report progress, and say at the end what failed."""
+import re
 import sys
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
+from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.util import raise_error
@@ -22,6 +24,7 @@ class RunSummary:
     words: int = 0
     seconds: float = 0.0
     failures: List[InputProblem] = field(default_factory=list)
+    warnings: List[InputProblem] = field(default_factory=list)
 
     def words_per_second(self) -> float:
         return self.words / self.seconds if self.seconds > 0 else 0.0
@@ -33,6 +36,8 @@ class RunSummary:
             text += f"; {self.skipped} already in the output, skipped"
         if self.failures:
             text += f"; {len(self.failures)} failed"
+        if self.warnings:
+            text += f"; {len(self.warnings)} with warnings"
         return text
 
 
@@ -47,6 +52,20 @@ def character_limit(max_length: int) -> int:
 def drop_failed_batch(proc_name, proc, docs, error) -> None:
     """spaCy error handler: a batch that fails in a component is left out here and retried doc by doc
     afterwards, so one bad document neither ends the run nor takes its batch with it."""
+
+
+WORD = re.compile(r"[^\W\d_]+")
+MIN_WORDS_TO_JUDGE = 30
+MIN_ENGLISH_SHARE = 0.08  # English running text: ~40 % of its words are function words
+
+
+def english_share(text: str) -> Optional[float]:
+    """Share of the words that are English function words (spaCy's English stop list); None for texts
+    too short to judge."""
+    words = WORD.findall(text.lower())
+    if len(words) < MIN_WORDS_TO_JUDGE:
+        return None
+    return sum(word in STOP_WORDS for word in words) / len(words)
 
 
 def count_words(doc: Doc) -> int:
@@ -124,6 +143,12 @@ def annotate_stream(
                 report(InputProblem(item.id, f"{len(item.text):,} characters, over --max-length "
                                              f"{max_length:,} (0 lifts the limit)"))
             else:
+                share = english_share(item.text[:20000])
+                if share is not None and share < MIN_ENGLISH_SHARE:
+                    warning = InputProblem(item.id, f"does not look like English ({share:.0%} English function "
+                                                    "words); annotated, but the pipeline is English-only")
+                    summary.warnings.append(warning)
+                    bar.write(f"⚠ {warning}", file=sys.stderr)
                 yield item.id, item.text
 
     for result in annotator(to_annotate()):

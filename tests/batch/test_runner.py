@@ -8,7 +8,7 @@ from spacy.util import minibatch
 import spacy_entmem
 from spacy_entmem.batch.inputs import InputProblem, TextRecord
 from spacy_entmem.batch.outputs import doc_record
-from spacy_entmem.batch.runner import annotate_stream, character_limit, local_annotator
+from spacy_entmem.batch.runner import annotate_stream, character_limit, english_share, local_annotator
 
 SAMPLES = sorted((Path(spacy_entmem.__file__).parent / "samples").glob("*.txt"))
 
@@ -86,3 +86,15 @@ def test_two_processes_give_the_same_records_as_one(nlp):
     _, forked = run(nlp, items, batch_size=2, n_process=2)
     assert [doc_record(i, d) for i, d in forked] == [doc_record(i, d) for i, d in alone]
     assert any(doc_record(i, d)["clusters"] for i, d in alone)
+
+
+def test_text_that_is_not_english_is_annotated_with_a_warning(nlp):
+    german = ("Die Katze saß auf der Matte, und der Hund schlief unter dem Tisch, während die Kinder im Garten "
+              "spielten und ihre Mutter in der Küche Kuchen backte. Später kamen die Nachbarn zu Besuch.")
+    english = ("The cat sat on the mat, and the dog slept under the table while the children played in the "
+               "garden and their mother baked a cake in the kitchen. Later the neighbours came to visit.")
+    summary, written = run(nlp, [TextRecord("de", german), TextRecord("en", english), TextRecord("short", "Hallo")])
+    assert [doc_id for doc_id, _ in written] == ["de", "en", "short"]
+    assert [w.source for w in summary.warnings] == ["de"]
+    assert "does not look like English" in summary.warnings[0].reason and not summary.failures
+    assert english_share(english) > 0.3 and english_share("Hallo") is None
