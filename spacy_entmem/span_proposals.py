@@ -10,7 +10,6 @@ otherwise propose tens of thousands of spans per page); the kept scores are in t
 ``attrs["scores"]``. Candidates never cross a sentence end or a line break, and (``propose_pronouns``) every
 personal pronoun is a candidate whatever its score: a closed class the memory may still ignore.
 """
-from bisect import bisect_left, bisect_right
 from typing import Callable, Iterable, Optional
 
 import numpy
@@ -65,6 +64,23 @@ def boundary_scores(doc_scores: numpy.ndarray, pairs) -> numpy.ndarray:
     """min(start probability, end probability) of each (start, end) pair (inclusive end)."""
     index = numpy.asarray(pairs, dtype="int64").reshape(-1, 2)
     return numpy.minimum(doc_scores[index[:, 0], 0], doc_scores[index[:, 1], 1]).astype("float32")
+
+
+def candidate_pairs(starts: numpy.ndarray, ends: numpy.ndarray, segment: numpy.ndarray, shortest: int,
+                    longest: Optional[int]) -> numpy.ndarray:
+    """(P, 2) int64 (start, inclusive end) of every start paired with every end ``shortest``..``longest``
+    tokens on, inside one segment (never across a sentence boundary or a line break), ordered by start then
+    end. ``starts`` and ``ends`` are sorted token indices; the pairing is vectorised (binary search per
+    start), so its cost and memory are linear in the number of pairs."""
+    lo = numpy.searchsorted(ends, starts + shortest - 1, side="left")
+    hi = numpy.searchsorted(ends, starts + longest - 1, side="right") if longest is not None else \
+        numpy.full(len(starts), len(ends))
+    counts = numpy.maximum(hi - lo, 0)
+    first = numpy.repeat(lo - (numpy.cumsum(counts) - counts), counts)
+    pair_starts = numpy.repeat(starts, counts).astype("int64")
+    pair_ends = ends[first + numpy.arange(int(counts.sum()))].astype("int64")
+    same = (segment[pair_starts] == segment[pair_ends]) & (segment[pair_starts] >= 0)
+    return numpy.stack([pair_starts[same], pair_ends[same]], axis=1).reshape(-1, 2)
 
 
 def mention_segments(doc: Doc) -> numpy.ndarray:
@@ -123,23 +139,19 @@ class LinearSpanFinder(SpanFinder):
         offset = 0
         for doc in docs:
             doc_scores = scores[offset: offset + len(doc)]
-            starts = numpy.flatnonzero(doc_scores[:, 0] >= threshold).tolist()
-            ends = numpy.flatnonzero(doc_scores[:, 1] >= threshold).tolist()
-            pairs = []
-            segment = mention_segments(doc)
-            for start in starts:
-                lo = bisect_left(ends, start + shortest - 1)
-                hi = bisect_right(ends, start + longest - 1) if longest is not None else len(ends)
-                # a candidate never crosses a sentence boundary or a line break
-                pairs.extend((start, end) for end in ends[lo:hi] if segment[end] == segment[start] >= 0)
+            starts = numpy.flatnonzero(doc_scores[:, 0] >= threshold)
+            ends = numpy.flatnonzero(doc_scores[:, 1] >= threshold)
+            pairs = candidate_pairs(starts, ends, mention_segments(doc), shortest, longest)
             pair_scores = boundary_scores(doc_scores, pairs)
             limit = max(1, int(self.cfg.get("max_per_token", 0.4) * len(doc)))
             if len(pairs) > limit:  # keep the best, in their original order
-                keep = numpy.sort(numpy.argpartition(-pair_scores, limit - 1)[:limit])
-                pairs = [pairs[i] for i in keep]
+                pairs = pairs[numpy.sort(numpy.argpartition(-pair_scores, limit - 1)[:limit])]
             if self.cfg.get("propose_pronouns", False):  # a closed class: every personal pronoun is a candidate
-                known = set(pairs)
-                pairs = sorted(pairs + [(t.i, t.i) for t in doc if t.lower_ in PRONOUNS and (t.i, t.i) not in known])
+                single = set(pairs[pairs[:, 0] == pairs[:, 1], 0].tolist())
+                extra = [t.i for t in doc if t.lower_ in PRONOUNS and t.i not in single]
+                pairs = numpy.concatenate([pairs, numpy.repeat(numpy.asarray(extra, dtype="int64")[:, None], 2, 1)])
+                pairs = pairs[numpy.lexsort((pairs[:, 1], pairs[:, 0]))]
+            pairs = pairs.tolist()
             pair_scores = boundary_scores(doc_scores, pairs)
             doc.spans[self.cfg["spans_key"]] = SpanGroup(
                 doc, name=self.cfg["spans_key"], spans=[doc[s: e + 1] for s, e in pairs],

@@ -109,3 +109,23 @@ def test_every_candidate_keeps_its_own_score_when_pronouns_are_added():
     assert sum(s.text == "he" for s in group) == 12  # every pronoun, proposed or not
     expected = [min(scores[s.start, 0], scores[s.end - 1, 1]) for s in group]
     assert group.attrs["scores"] == pytest.approx(expected, abs=1e-4)
+
+
+def test_candidate_pairs_equal_brute_force_pairing():
+    """The vectorised pairing gives every (start, end) within the length bounds and one segment, in order."""
+    import numpy
+
+    from spacy_entmem.span_proposals import candidate_pairs
+
+    rng = numpy.random.default_rng(0)
+    for _ in range(50):
+        n = int(rng.integers(0, 60))
+        segment = numpy.cumsum(rng.random(n) < 0.15)
+        segment[rng.random(n) < 0.05] = -1
+        starts = numpy.flatnonzero(rng.random(n) < 0.4)
+        ends = numpy.flatnonzero(rng.random(n) < 0.4)
+        shortest, longest = int(rng.integers(1, 3)), [None, 4, 8][int(rng.integers(0, 3))]
+        expected = [(s, e) for s in starts for e in ends
+                    if e - s + 1 >= shortest and (longest is None or e - s + 1 <= longest)
+                    and segment[s] == segment[e] >= 0]
+        assert [tuple(p) for p in candidate_pairs(starts, ends, segment, shortest, longest).tolist()] == expected
