@@ -75,3 +75,14 @@ def test_spacy_apply_runs_the_shipped_pipeline(tmp_path):
     docs = list(DocBin().from_disk(out).get_docs(nlp.vocab))
     assert len(docs) == len(list(SAMPLES.glob("*.txt")))
     assert all(doc._.coref_clusters for doc in docs)
+
+
+def test_readme_quick_start_prints_what_the_readme_says(capsys):
+    """The README's quick-start code, run as written, prints the output the README shows under it."""
+    import re
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf8")
+    section = readme[readme.index("## Quick start"):]
+    code, shown = re.findall(r"```(?:python)?\n(.*?)```", section, flags=re.S)[:2]
+    exec(compile(code, "README.md", "exec"), {})
+    assert capsys.readouterr().out == shown

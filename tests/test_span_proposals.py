@@ -129,3 +129,22 @@ def test_candidate_pairs_equal_brute_force_pairing():
                     if e - s + 1 >= shortest and (longest is None or e - s + 1 <= longest)
                     and segment[s] == segment[e] >= 0]
         assert [tuple(p) for p in candidate_pairs(starts, ends, segment, shortest, longest).tolist()] == expected
+
+
+def test_scorer_in_row_chunks_gives_the_same_scores(monkeypatch):
+    """entmem_span_finder runs its per-token scorer over bounded row chunks: scores identical to one pass."""
+    from pathlib import Path
+
+    import numpy
+
+    import spacy_entmem
+    from spacy_entmem import span_proposals
+
+    nlp = spacy_entmem.load_default()
+    samples = sorted((Path(spacy_entmem.__file__).parent / "samples").glob("*.txt"))
+    text = " ".join(p.read_text(encoding="utf8") for p in samples) * 3
+    docs = list(nlp.get_pipe("tok2vec").pipe([nlp.make_doc(text), nlp.make_doc("Hi"), nlp.make_doc("")]))
+    finder = nlp.get_pipe("span_finder")
+    whole = finder.predict(docs)
+    monkeypatch.setattr(span_proposals, "SCORER_ROWS", 97)
+    assert numpy.array_equal(finder.predict(docs), whole)
