@@ -199,7 +199,7 @@ def annotate(
     shard_size: int = typer.Option(1000, help="Documents per .spacy shard"),
     engine: str = typer.Option("local", help="local (spaCy's multiprocessing) or dask (a Dask cluster)"),
     address: Optional[str] = typer.Option(None, help="Dask scheduler address (default: start a local cluster)"),
-    progress: bool = typer.Option(True, help="Progress bar on stderr"),
+    progress: bool = typer.Option(True, help="Progress bar on stderr (when writing to --output)"),
     html: Optional[Path] = typer.Option(None, help="Also write an HTML view of the clusters (small runs)"),
 ) -> None:
     """Annotate a corpus: clusters to JSONL / CoNLL-2012 / DocBin shards, or printed. Re-running skips the
@@ -234,7 +234,7 @@ def annotate(
     try:
         summary = annotate_stream(annotator, read_inputs(inputs, pattern), write,
                                   is_done=writer.is_done if writer is not None else (lambda doc_id: False),
-                                  max_length=limit, progress=progress)
+                                  max_length=limit, progress=progress and output is not None)
     except ValueError as error:
         msg.fail(str(error), exits=1)
     finally:
