@@ -250,6 +250,7 @@ class MentionMemory(nn.Module):
         mention_score = self.mention_mlp(candidate).squeeze(-1)
         new_score = self.new_entity_mlp(candidate).squeeze(-1)
         sim_token = self.similarity_mlp.project_tokens(g)
+        del h, candidate  # not needed by the loop: at inference their memory is freed before it (~1.2 GB at 1M tokens)
         return self.read_memory(g, sim_token, mention_score, new_score, spans.numpy(), attrs,
                                 n_spans, None if clusters is None else clusters.numpy(),
                                 None if partial is None else partial.numpy().astype(bool))
