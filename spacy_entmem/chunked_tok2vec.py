@@ -8,7 +8,7 @@ on both sides and trimmed back; with ``margin`` ≥ the receptive field every to
 whole-document pass gives, and peak memory no longer depends on the document's length. Training (``update``)
 is spaCy's, unchanged; the weights and their files are those of ``tok2vec``.
 """
-from typing import Iterable, List
+from typing import Iterable, List, Tuple
 
 from spacy.language import Language
 from spacy.pipeline.tok2vec import Tok2Vec
@@ -40,10 +40,13 @@ class ChunkedTok2Vec(Tok2Vec):
 
     def predict(self, docs: Iterable[Doc]):
         docs = list(docs)
-        if all(len(doc) <= self.chunk_size for doc in docs):
+        long = {i for i, doc in enumerate(docs) if len(doc) > self.chunk_size}
+        if not long:
             return super().predict(docs)
-        return [self._predict_long(doc) if len(doc) > self.chunk_size else super(ChunkedTok2Vec, self).predict([doc])[0]
-                for doc in docs]
+        short = [i for i in range(len(docs)) if i not in long]
+        vectors = dict(zip(short, super().predict([docs[i] for i in short]) if short else []))
+        vectors.update((i, self._predict_long(docs[i])) for i in long)
+        return [vectors[i] for i in range(len(docs))]
 
     def _predict_long(self, doc: Doc):
         # the chunks are built from arrays read once: Span.as_doc reads the whole document's arrays each
@@ -51,18 +54,17 @@ class ChunkedTok2Vec(Tok2Vec):
         words = [token.text for token in doc]
         spaces = [bool(token.whitespace_) for token in doc]
         norms = doc.to_array([NORM])
-        ops, pieces = self.model.ops, []
-        for start in range(0, len(doc), self.chunk_size):
-            end = min(start + self.chunk_size, len(doc))
+        pieces = []
+        for start, end in self.chunks(len(doc)):
             left, right = max(0, start - self.margin), min(len(doc), end + self.margin)
             chunk = Doc(doc.vocab, words=words[left:right], spaces=spaces[left:right])
             chunk.from_array([NORM], norms[left:right])  # tokenizer exceptions set norms ("n't" → "not")
             (vectors,) = self.model.predict([chunk])
             pieces.append(vectors[start - left: end - left])
-        return ops.xp.concatenate(pieces)
+        return self.model.ops.xp.concatenate(pieces)
 
-    def chunks(self, n_tokens: int) -> List[tuple]:
-        """(start, end) of the chunks a document of ``n_tokens`` is read in (for inspection and tests)."""
+    def chunks(self, n_tokens: int) -> List[Tuple[int, int]]:
+        """(start, end) of the chunks a document of ``n_tokens`` is read in, before the margins are added."""
         return [(s, min(s + self.chunk_size, n_tokens)) for s in range(0, n_tokens, self.chunk_size)]
 
 

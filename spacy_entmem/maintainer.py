@@ -10,6 +10,11 @@ from wasabi import msg
 app = typer.Typer(help="spacy-entmem maintainer commands", no_args_is_help=True)
 
 
+@app.callback()
+def maintainer() -> None:
+    """spacy-entmem maintainer commands (a callback keeps ``ship-default`` a named sub-command)."""
+
+
 @app.command("ship-default")
 def ship_default(
     source: Path = typer.Argument(..., exists=True, file_okay=False, help="Trained pipeline directory"),
@@ -74,14 +79,6 @@ def ship_default(
     staging.rename(target)
     size = sum(f.stat().st_size for f in target.rglob("*") if f.is_file())
     msg.good(f"{source} -> {target} ({size / 1e6:.1f} MB); annotated {len(docs)} samples")
-
-
-@app.command("version", hidden=True)
-def version() -> None:
-    """Print the package version (keeps ``ship-default`` a named sub-command)."""
-    import spacy_entmem
-
-    print(spacy_entmem.__version__)
 
 
 if __name__ == "__main__":

@@ -164,10 +164,9 @@ class LinearSpanFinder(SpanFinder):
                 extra = [t.i for t in doc if t.lower_ in PRONOUNS and t.i not in single]
                 pairs = numpy.concatenate([pairs, numpy.repeat(numpy.asarray(extra, dtype="int64")[:, None], 2, 1)])
                 pairs = pairs[numpy.lexsort((pairs[:, 1], pairs[:, 0]))]
-            pairs = pairs.tolist()
             pair_scores = boundary_scores(doc_scores, pairs)
             doc.spans[self.cfg["spans_key"]] = SpanGroup(
-                doc, name=self.cfg["spans_key"], spans=[doc[s: e + 1] for s, e in pairs],
+                doc, name=self.cfg["spans_key"], spans=[doc[s: e + 1] for s, e in pairs.tolist()],
                 attrs={"scores": [round(float(x), 4) for x in pair_scores]},
             )
             offset += len(doc)
