@@ -1,7 +1,7 @@
 """spacy-entmem: spaCy components that read documents left to right with a bounded entity memory."""
 from pathlib import Path
 
-from . import architectures, callbacks, chunked_tok2vec, scorers, span_proposals  # noqa: F401  (registers functions)
+from . import architectures, callbacks, chunked_tok2vec, scorers, span_proposals, static_vectors  # noqa: F401  (registers functions)
 from .attributes import main_mention, register_extensions
 from .component import EntityMemory
 
