@@ -12,10 +12,10 @@ import spacy
 from spacy.training import Example
 
 import spacy_entmem  # noqa: F401
-from spacy_entmem.architectures import torch_memory
-from spacy_entmem.coref_evaluate import _predict, _read
-from spacy_entmem.scorers import score_entity_memory
-from spacy_entmem.torch_models.mention_memory import PAIR_FEATURE_NAMES
+from spacy_entmem.models.memory import torch_memory
+from spacy_entmem.evaluation.coref_evaluate import _predict, _read
+from spacy_entmem.evaluation.scorers import score_entity_memory
+from spacy_entmem.nn.memory.mention_memory import PAIR_FEATURE_NAMES
 
 
 def main() -> None:

@@ -1,9 +1,13 @@
 """spacy-entmem: spaCy components that read documents left to right with a bounded entity memory."""
 from pathlib import Path
 
-from . import architectures, callbacks, chunked_tok2vec, scorers, span_proposals, static_vectors  # noqa: F401  (registers functions)
-from .attributes import main_mention, register_extensions
-from .component import EntityMemory
+from .evaluation import scorers  # noqa: F401  (registers functions)
+from .models import entity_lm, memory, static_vectors  # noqa: F401
+from .pipeline import chunked_tok2vec, entity_lm_scorer, span_proposals  # noqa: F401
+from .training import callbacks  # noqa: F401
+from .pipeline.attributes import main_mention, register_extensions
+from .pipeline.entity_lm_scorer import EntityLMScorer
+from .pipeline.entity_memory import EntityMemory
 
 __version__ = "0.1.0"
 DEFAULT_PIPELINE = Path(__file__).parent / "pipelines" / "default"
@@ -20,4 +24,4 @@ def load_default(**kwargs):
     return spacy.load(DEFAULT_PIPELINE, **kwargs)
 
 
-__all__ = ["EntityMemory", "load_default", "main_mention", "register_extensions", "DEFAULT_PIPELINE"]
+__all__ = ["EntityMemory", "EntityLMScorer", "load_default", "main_mention", "register_extensions", "DEFAULT_PIPELINE"]

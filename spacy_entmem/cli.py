@@ -28,7 +28,7 @@ def gap_convert(
     """Convert a GAP TSV file to a .spacy corpus with sparse supervision."""
     import spacy
 
-    from .gap.convert import convert_gap_file
+    from .corpora.gap import convert_gap_file
 
     report = convert_gap_file(spacy.blank(lang), input_tsv, output, limit)
     msg.good(f"{input_tsv} -> {output}")
@@ -95,7 +95,7 @@ def gap_evaluate(
     batch_size: int = typer.Option(64, help="nlp.pipe batch size"),
 ) -> None:
     """Select the threshold on validation, then score validation and test with the official GAP logic."""
-    from .gap.evaluate import evaluate_gap
+    from .evaluation.gap_evaluate import evaluate_gap
 
     nlp = load_pipeline(model)
     result = evaluate_gap(nlp, validation, test, output_dir, batch_size=batch_size)
@@ -122,19 +122,19 @@ def coref_evaluate(
 ) -> None:
     """MUC, B³, CEAF-e, CoNLL F1 and LEA (exact mentions, with and without singletons); writes CoNLL-2012
     files so the reference scorer can be run: scorer.pl all <name>.gold.conll <name>.pred.conll none."""
-    from .coref_evaluate import apply_decisions, current_decisions, evaluate_corpus, select_decisions
+    from .evaluation.coref_evaluate import apply_decisions, current_decisions, evaluate_corpus, select_decisions
 
     nlp = load_pipeline(model)
     memory = nlp.get_pipe("entity_memory")
     chosen = json.loads(decisions_from.read_text(encoding="utf8")) if decisions_from is not None else {}
     apply_decisions(nlp, chosen)
     if disable_feature:
-        from .component import check_pair_feature_names
+        from .pipeline.entity_memory import check_pair_feature_names
 
         check_pair_feature_names(disable_feature)
         memory.cfg["disabled_pair_features"] = list(disable_feature)
     if select_on and select_finder:
-        from .coref_evaluate import select_finder_settings
+        from .evaluation.coref_evaluate import select_finder_settings
 
         finder_best, tried_finder = select_finder_settings(nlp, select_on, batch_size, metric=select_by)
         msg.info(f"span_finder threshold {finder_best[0]}, max_per_token {finder_best[1]}: {select_by} F1 "
@@ -175,7 +175,7 @@ def learning_curves(
     title: str = typer.Option("", help="Figure title"),
 ) -> None:
     """Plot dev CoNLL F1, LEA and mention-candidate recall against training steps."""
-    from .plots import plot_learning_curves
+    from .evaluation.plots import plot_learning_curves
 
     records = [json.loads(line) for line in log.read_text(encoding="utf8").splitlines() if line.strip()]
     plot_learning_curves(records, output, title)
@@ -205,7 +205,7 @@ def annotate(
     """Annotate a corpus: clusters to JSONL / CoNLL-2012 / DocBin shards, or printed. Re-running skips the
     documents already in the output; unreadable inputs are reported and skipped (exit code 1 at the end)."""
     from .batch import annotate_stream, character_limit, local_annotator, open_writer, read_inputs
-    from .display import clusters_html, format_clusters
+    from .pipeline.display import clusters_html, format_clusters
 
     if engine not in ("local", "dask"):
         msg.fail(f"--engine must be local or dask, got {engine!r}", exits=1)
@@ -260,7 +260,7 @@ def count_evaluate(
     output: Optional[Path] = typer.Option(None, help="Write the result (α, errors, predictions) as JSON"),
 ) -> None:
     """People counting (PeTra §3.5): pick α on the annotated docs and report the absolute error sum."""
-    from .counting import evaluate_counts
+    from .evaluation.counting import evaluate_counts
 
     result = evaluate_counts(load_pipeline(model), gap_tsv, counts_tsv)
     msg.good(f"{result.n_docs} docs: α = {result.alpha:.2f}, absolute error sum {result.error_sum} "
@@ -282,15 +282,15 @@ def memory_log(
     max_inactive: int = typer.Option(3, help="Longer inactive stretches are elided to one column"),
 ) -> None:
     """Render one document's memory log as an image (rows: OVERWRITE/COREF per cell, columns: tokens)."""
-    from .display import clusters_html, format_clusters
-    from .plots import plot_memory_log
+    from .pipeline.display import clusters_html, format_clusters
+    from .evaluation.plots import plot_memory_log
 
     if (text_file is None) == (gap_tsv is None):
         msg.fail("give exactly one of --text-file or --gap-tsv (with --gap-id)", exits=1)
     if text_file is not None:
         text, title = text_file.read_text(encoding="utf8"), str(text_file)
     else:
-        from .gap.convert import read_gap_rows
+        from .corpora.gap import read_gap_rows
 
         row = next((r for r in read_gap_rows(gap_tsv) if r.id == gap_id), None)
         if row is None:
@@ -319,7 +319,7 @@ def lm_corpus(
     import spacy
     from spacy.tokens import DocBin
 
-    from .lm_corpus import build_lm_corpus
+    from .corpora.lm_text import build_lm_corpus
 
     docs, counts = build_lm_corpus(spacy.blank(lang), data_dir / "litbank", data_dir / "gum",
                                    data_dir / "gap" / "gap-development.tsv", max_tokens)
@@ -342,7 +342,7 @@ def memory_sweep(
 ) -> None:
     """Train and evaluate PeTra, its variants and the Referential Reader across memory sizes (skips
     finished runs), then write the results table and plot."""
-    from .sweep import execute, plan_runs
+    from .training.sweep import execute, plan_runs
 
     runs = plan_runs(models.split(","), [int(n) for n in sizes.split(",")], [int(s) for s in seeds.split(",")])
     msg.info(f"{len(runs)} runs, {jobs} at a time")
@@ -360,8 +360,8 @@ def sweep_report(
                                        help="Folder of <model>_n<N>_s<seed>/gap_scores.json"),
 ) -> None:
     """Write results.md (test F1 mean ± std per model and size) and validation_f1.png from a sweep."""
-    from .plots import plot_f1_by_memory_size
-    from .sweep import MODEL_VARIANTS, collect, results_table
+    from .evaluation.plots import plot_f1_by_memory_size
+    from .training.sweep import MODEL_VARIANTS, collect, results_table
 
     records = collect(metrics_dir)
     if not records:

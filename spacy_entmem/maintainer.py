@@ -36,8 +36,8 @@ def ship_default(
 
     import spacy_entmem
 
-    from .chunked_tok2vec import use_chunked_tok2vec
-    from .coref_evaluate import decisions_by_component
+    from .pipeline.chunked_tok2vec import use_chunked_tok2vec
+    from .evaluation.coref_evaluate import decisions_by_component
 
     target = target or spacy_entmem.DEFAULT_PIPELINE
     chosen = {"entity_threshold": entity_threshold, "new_entity_bias": new_entity_bias}

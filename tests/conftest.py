@@ -9,7 +9,7 @@ import spacy  # noqa: E402
 from spacy.training import Example  # noqa: E402
 
 import spacy_entmem  # noqa: E402,F401
-from spacy_entmem.gap.convert import convert_gap  # noqa: E402
+from spacy_entmem.corpora.gap import convert_gap  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 if not DATA.exists():  # a checkout elsewhere: the project's variable points here

@@ -9,7 +9,7 @@ import pytest
 import spacy
 from spacy.tokens import DocBin
 
-from spacy_entmem.gap.convert import convert_gap_file
+from spacy_entmem.corpora.gap import convert_gap_file
 
 from .conftest import GAP
 

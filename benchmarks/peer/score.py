@@ -8,8 +8,8 @@ import sys
 import spacy
 from spacy.tokens import DocBin
 
-from spacy_entmem.coref_metrics import CorefScorer
-from spacy_entmem.supervision import cluster_groups
+from spacy_entmem.evaluation.coref_metrics import CorefScorer
+from spacy_entmem.training.targets import cluster_groups
 
 
 def clusters(doc):

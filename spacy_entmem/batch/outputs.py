@@ -12,9 +12,9 @@ from typing import Any, Dict, List, Set
 from spacy.tokens import Doc, DocBin, Span
 from spacy.vocab import Vocab
 
-from ..attributes import coref_clusters, coref_mentions, coref_resolved
+from ..pipeline.attributes import coref_clusters, coref_mentions, coref_resolved
 from ..corpora.conll2012 import write_document
-from ..span_proposals import SENTENCE_FINAL
+from ..pipeline.sentences import sentence_lengths
 
 FORMATS = ("jsonl", "conll", "spacy")
 DOC_ID_KEY = "entmem_id"
@@ -115,21 +115,6 @@ def _keep_complete_lines(path: Path) -> List[str]:
 def conll_name(doc_id: str) -> str:
     """A CoNLL-2012 document name: the id with white space replaced (the format splits on it)."""
     return re.sub(r"\s", "_", doc_id) or "_"
-
-
-def sentence_lengths(doc: Doc) -> List[int]:
-    if len(doc) == 0:
-        return []
-    if doc.has_annotation("SENT_START"):
-        return [len(sent) for sent in doc.sents]
-    lengths, start = [], 0
-    for token in doc[:-1]:  # a sentence ends after '.', '!', '?' or a line break, with the white space after it
-        if (token.text in SENTENCE_FINAL or "\n" in token.text) and not doc[token.i + 1].is_space:
-            lengths.append(token.i + 1 - start)
-            start = token.i + 1
-    if start < len(doc):
-        lengths.append(len(doc) - start)
-    return lengths
 
 
 BEGIN = re.compile(r"#begin document \((.*)\); part \d+$")

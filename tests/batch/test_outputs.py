@@ -4,7 +4,7 @@ import pytest
 import spacy
 from spacy.tokens import SpanGroup
 
-from spacy_entmem.attributes import ROLE
+from spacy_entmem.pipeline.attributes import ROLE
 from spacy_entmem.batch.outputs import (ConllWriter, DocBinShards, JsonlWriter, doc_record, output_format,
                                         read_shards, sentence_lengths)
 

@@ -1,0 +1,71 @@
+"""GAP evaluation of a pipeline: threshold on validation, official scoring on validation and test."""
+import json
+import time
+from pathlib import Path
+from typing import Dict, List, Tuple
+
+from spacy.language import Language
+from spacy.tokens import Span
+from spacy.training import Example
+
+from ..models.memory import is_span_model
+from .scorers import gap_pair_probabilities
+from ..corpora.gap import ConversionReport, read_gap_rows, row_to_doc
+from .gap import GapGold, decide, score_gap, select_threshold, write_system_tsv
+
+
+def pair_probabilities(
+    nlp: Language, tsv: Path, batch_size: int = 64
+) -> Tuple[List[GapGold], Dict[str, Tuple[float, float]], float, int]:
+    """Gold, P(A~pronoun) and P(B~pronoun) per example, seconds spent in nlp.pipe and words processed."""
+    report = ConversionReport()
+    rows = list(read_gap_rows(tsv))
+    references = [row_to_doc(nlp, row, report) for row in rows]
+    start = time.perf_counter()
+    predicted = _predict_with_annotated_candidates(nlp, rows, references, batch_size)
+    seconds = time.perf_counter() - start
+    gold, probabilities = [], {}
+    for row, pred, ref in zip(rows, predicted, references):
+        gold.append(GapGold(row.id, row.spans[0][1], row.a_coref, row.b_coref))
+        probabilities[row.id] = gap_pair_probabilities(Example(pred, ref), ref.spans["gap"])
+    return gold, probabilities, seconds, sum(len(doc) for doc in predicted)
+
+
+def _predict_with_annotated_candidates(nlp: Language, rows, references, batch_size: int):
+    """Run the pipeline. GAP gives a system the offsets of A, B and the pronoun, so a span model sees them
+    as candidates: the upstream components run first, the annotated spans join the proposed candidates,
+    then the memory runs."""
+    memory = nlp.get_pipe("entity_memory") if "entity_memory" in nlp.pipe_names else None
+    if memory is None or not is_span_model(memory.model):
+        return list(nlp.pipe((row.text for row in rows), batch_size=batch_size))
+    key = memory.cfg["candidates_key"]
+    with nlp.select_pipes(disable=["entity_memory"]):
+        docs = list(nlp.pipe((row.text for row in rows), batch_size=batch_size))
+    for doc, ref in zip(docs, references):
+        aligned = Example(doc, ref).get_aligned_spans_y2x([Span(doc=ref, start=s.start, end=s.end)
+                                                            for s in ref.spans["gap"]], allow_overlap=True)
+        proposed = list(doc.spans[key]) if key in doc.spans else []
+        known = {(s.start, s.end) for s in proposed}
+        doc.spans[key] = proposed + [doc[s.start: s.end] for s in aligned if (s.start, s.end) not in known]
+    return list(memory.pipe(docs, batch_size=batch_size))
+
+
+def evaluate_gap(nlp: Language, validation: Path, test: Path, output_dir: Path, batch_size: int = 64) -> Dict:
+    output_dir.mkdir(parents=True, exist_ok=True)
+    val_gold, val_probs, _, _ = pair_probabilities(nlp, validation, batch_size)
+    threshold, val_scores = select_threshold(val_gold, val_probs)
+    test_gold, test_probs, seconds, words = pair_probabilities(nlp, test, batch_size)
+    test_answers = decide(test_probs, threshold)
+    test_scores = score_gap(test_gold, test_answers)
+    write_system_tsv(output_dir / "gap-validation.system.tsv", decide(val_probs, threshold))
+    write_system_tsv(output_dir / "gap-test.system.tsv", test_answers)
+    result = {
+        "threshold": threshold,
+        "validation": val_scores.as_dict(prefix=""),
+        "test": test_scores.as_dict(prefix=""),
+        "validation_row": val_scores.table_row(),
+        "test_row": test_scores.table_row(),
+        "test_words_per_second": words / seconds if seconds else None,
+    }
+    (output_dir / "gap_scores.json").write_text(json.dumps(result, indent=2), encoding="utf8")
+    return result

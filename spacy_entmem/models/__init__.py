@@ -1,0 +1,1 @@
+"""Registered thinc architectures: they wrap the torch modules of ``spacy_entmem.nn`` for spaCy components."""

@@ -1,0 +1,1 @@
+"""Entity-aware language models as torch modules (plain tensors in and out)."""

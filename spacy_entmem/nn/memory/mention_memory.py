@@ -1,0 +1,410 @@
+"""A bounded mention-level entity memory trained with teacher forcing (Toshniwal et al. 2020, "Learning to
+Ignore"; fast-coref), keeping PeTra's memory: N cells of (vector m_i, usage u_i), a new entity takes the
+least-used cell, and the similarity MLP scores [g; m_i; g ⊙ m_i; features].
+
+The steps are candidate mentions (ordered by end, inner first) with span vectors g_t built as in the span
+PeTra (``SpanPetraMemory.represent_spans``). At each step the memory chooses one action:
+
+    IGNORE         logit 0                                         (not a mention)
+    OVERWRITE      logit s_m(g) + s_n(g)                           (a new entity, in the least-used cell)
+    COREF cell i   logit s_m(g) + MLP2([g; m_i; g ⊙ m_i; φ(t, i)]) (masked on empty cells)
+
+with s_m the mention score, s_n the new-entity score and φ(t, i) embedded symbolic features of the pair
+(string / head match with the cell's mentions, gender / number / pronoun agreement, token distance to the
+cell's last mention, the cell's recency rank and size, quotation, proper names; see ``CellState``).
+
+Training maximises log p(gold action) at every step while the memory is updated with the *gold* action;
+inference takes the argmax inside the loop and updates the memory with it, so the decoded clusters are the
+memory's contents. Updates: OVERWRITE m_j ← g; COREF m_i ← β m_i + (1 − β) g, β = σ(w·[m_i; g]); usage
+u ← γ u, then 1 on the cell acted on (so the least-used cell is the least recently used one). A cell that
+is overwritten forgets its entity: a later mention of it starts a new one (bounded memory).
+"""
+from dataclasses import dataclass
+from typing import List, Optional, Tuple
+
+import numpy
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from .outputs import MemoryOutput, token_mask
+from .petra import UNUSED_CELL_SCORE, SplitInputMLP, encode_left_to_right, memory_config_problems
+from .span_petra import SpanPetraMemory
+
+IGNORE, OVERWRITE, COREF = 0, 1, 2
+NO_CLUSTER = -1
+# gold codes of a candidate (besides a cluster id >= 0 and NOT_A_MENTION): in partially annotated documents
+# (GAP) the memory follows its own decision at UNKNOWN candidates, without loss; a SOME_OTHER_ENTITY
+# candidate is a mention of none of the annotated entities (a GAP pronoun that is neither A's nor B's)
+NOT_A_MENTION, UNKNOWN, SOME_OTHER_ENTITY = -1, -2, -3
+# the candidate attributes, one column each (made by spacy_entmem.pipeline.mention_attributes)
+ATTRIBUTE_FIELDS = ("norm", "head", "pronoun", "gender", "number", "quoted", "proper")
+NORM, HEAD, PRONOUN, GENDER, NUMBER, QUOTED, PROPER = range(len(ATTRIBUTE_FIELDS))
+PADDING_ATTRIBUTES = (-1, -1, 0, 0, 0, 0, 0)  # no string, not a pronoun, nothing known
+N_PRONOUN_CLASSES = 8  # pronoun classes 1..7 (0: not a pronoun)
+DISTANCE_EDGES = numpy.array([1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128, 256, 512, 1024])
+COUNT_EDGES = numpy.array([2, 3, 4, 6, 9, 16])
+MAX_RANK = 12
+# categories of each pair feature (see CellState.pair_features)
+PAIR_FEATURE_SIZES = (3, 3, 3, 3, 4, len(DISTANCE_EDGES) + 1, len(COUNT_EDGES) + 1, MAX_RANK + 1, 4, 2, 2)
+FEATURE_OFFSETS = numpy.cumsum((0,) + PAIR_FEATURE_SIZES[:-1])  # rows of each feature in one joint table
+PAIR_FEATURE_NAMES = ("exact string match", "head match", "gender agreement", "number agreement",
+                      "pronoun vs the cell's last mention", "token distance", "cell size", "recency rank",
+                      "quotation", "cell has a proper name", "candidate is a proper name")
+
+
+def agreement(a: numpy.ndarray, b: numpy.ndarray) -> numpy.ndarray:
+    """0 where either side is unknown, 1 where they agree, 2 where they differ."""
+    return numpy.where((a == 0) | (b == 0), 0, numpy.where(a == b, 1, 2))
+
+
+class CellState:
+    """The symbolic side of the memory for a batch of B documents (numpy): which entity each cell holds,
+    the strings and heads of its mentions, its gender / number, its last mention."""
+
+    def __init__(self, batch: int, n_cells: int):
+        self.entity = numpy.full((batch, n_cells), -1, dtype="int64")  # -1: empty
+        self.usage = numpy.zeros((batch, n_cells))
+        self.last_end = numpy.zeros((batch, n_cells), dtype="int64")
+        self.count = numpy.zeros((batch, n_cells), dtype="int64")
+        self.gender = numpy.zeros((batch, n_cells), dtype="int64")
+        self.number = numpy.zeros((batch, n_cells), dtype="int64")
+        self.last_pronoun = numpy.zeros((batch, n_cells), dtype="int64")
+        self.last_quoted = numpy.zeros((batch, n_cells), dtype="int64")
+        self.proper = numpy.zeros((batch, n_cells), dtype="int64")
+        self.strings = [[set() for _ in range(n_cells)] for _ in range(batch)]
+        self.next_entity = numpy.zeros(batch, dtype="int64")
+
+    @property
+    def used(self) -> numpy.ndarray:
+        return self.entity >= 0
+
+    def least_used(self) -> numpy.ndarray:
+        """(B,) the cell a new entity takes: an empty one (lowest index) or else the least used."""
+        return numpy.argmin(numpy.where(self.used, self.usage, -1.0), axis=1)
+
+    def pair_features(self, attrs: numpy.ndarray, starts: numpy.ndarray, rows: numpy.ndarray,
+                      cells: numpy.ndarray) -> numpy.ndarray:
+        """(P, F) category ids of the (candidate, cell) pairs (rows[k], cells[k]); attrs (B, 7) the
+        candidates' attributes, starts (B,) their first tokens."""
+        B, N = self.entity.shape
+        exact = numpy.where(self.used, 1, 0)
+        head = exact.copy()
+        for b, i in zip(rows.tolist(), cells.tolist()):
+            norm_id = attrs[b, NORM]
+            if norm_id < 0 or not exact[b, i]:
+                continue
+            strings = self.strings[b][i]
+            if ("n", norm_id) in strings:
+                exact[b, i] = 2
+            if ("h", attrs[b, HEAD]) in strings:
+                head[b, i] = 2
+        not_pronoun = attrs[:, NORM, None] < 0
+        exact, head = numpy.where(not_pronoun, 0, exact), numpy.where(not_pronoun, 0, head)
+        pronoun = attrs[:, PRONOUN, None]
+        pronoun_relation = numpy.where(pronoun == 0, 0, numpy.where(
+            self.last_pronoun == 0, 3, numpy.where(self.last_pronoun == pronoun, 1, 2)))
+        distance = numpy.searchsorted(DISTANCE_EDGES, numpy.maximum(starts[:, None] - self.last_end, 0), "right")
+        count = numpy.searchsorted(COUNT_EDGES, self.count, "right")
+        # 0 = the most recently used cell
+        rank = numpy.argsort(numpy.argsort(-self.usage, axis=1, kind="stable"), axis=1, kind="stable")
+        quote = 2 * attrs[:, QUOTED, None] + self.last_quoted
+        features = numpy.stack([
+            exact, head,
+            agreement(attrs[:, GENDER, None], self.gender), agreement(attrs[:, NUMBER, None], self.number),
+            pronoun_relation, distance, count, numpy.minimum(rank, MAX_RANK), quote, self.proper,
+            numpy.broadcast_to(attrs[:, PROPER, None], (B, N)),
+        ], axis=-1)
+        return features[rows, cells]
+
+    def apply(self, actions: numpy.ndarray, cells: numpy.ndarray, attrs: numpy.ndarray, ends: numpy.ndarray,
+              decay: float, active: numpy.ndarray) -> None:
+        """Record the actions (B,) on cells (B,) of the candidates with attributes attrs (B, 7) ending at
+        ends (B,); rows where ``active`` is false (padding) change nothing."""
+        self.usage[active] *= decay
+        for b in numpy.flatnonzero(active & (actions != IGNORE)):
+            i = cells[b]
+            if actions[b] == OVERWRITE:
+                self.entity[b, i] = self.next_entity[b]
+                self.next_entity[b] += 1
+                self.strings[b][i] = set()
+                self.count[b, i] = 0
+                self.gender[b, i] = self.number[b, i] = self.proper[b, i] = 0
+            row = attrs[b]
+            if row[NORM] >= 0:
+                self.strings[b][i].update((("n", row[NORM]), ("h", row[HEAD])))
+            if row[GENDER]:
+                self.gender[b, i] = row[GENDER]
+            if row[NUMBER]:
+                self.number[b, i] = row[NUMBER]
+            self.proper[b, i] = max(self.proper[b, i], row[PROPER])
+            self.last_pronoun[b, i] = row[PRONOUN]
+            self.last_quoted[b, i] = row[QUOTED]
+            self.last_end[b, i] = ends[b]
+            self.count[b, i] += 1
+            self.usage[b, i] = 1.0
+
+
+@dataclass
+class Decision:
+    """Per step: the action (B,) and the cell it acts on (B,)."""
+
+    action: numpy.ndarray
+    cell: numpy.ndarray
+
+
+def allowed_actions(state: CellState, codes: numpy.ndarray, cell_cluster: numpy.ndarray,
+                    partial: numpy.ndarray) -> Tuple[numpy.ndarray, numpy.ndarray]:
+    """(B, N + 2) the actions [IGNORE, OVERWRITE, COREF 1..N] that agree with the gold, and (B,) whether
+    the step is supervised at all.
+
+    Fully annotated documents allow exactly one action: IGNORE for a non-mention, COREF with the cell that
+    holds the mention's cluster, else OVERWRITE. In partially annotated documents (``partial``) a known
+    cluster not in memory yet may start a new entity or join any cell that holds no other known cluster
+    (an earlier mention of it may have gone unannotated); so may a SOME_OTHER_ENTITY mention; an UNKNOWN
+    candidate allows everything and is not supervised."""
+    B, N = cell_cluster.shape
+    allowed = numpy.zeros((B, N + 2), dtype=bool)
+    holds = (cell_cluster == codes[:, None]) & state.used & (codes[:, None] >= 0)
+    has = holds.any(axis=1)
+    free_cells = state.used & (cell_cluster < 0)  # cells holding no annotated cluster
+    for b in range(B):
+        code = codes[b]
+        if code == NOT_A_MENTION:
+            allowed[b, IGNORE] = True
+        elif has[b]:
+            allowed[b, 2 + holds[b].argmax()] = True
+        elif code == UNKNOWN:
+            allowed[b] = True
+        elif partial[b]:
+            allowed[b, OVERWRITE] = True
+            allowed[b, 2:] = free_cells[b]
+        else:
+            allowed[b, OVERWRITE] = True
+    return allowed, codes != UNKNOWN
+
+
+def choose(scores: numpy.ndarray, state: CellState) -> Decision:
+    """The best action per row of scores (B, N + 2); a new entity takes the least-used cell."""
+    best = scores.argmax(axis=1)
+    return Decision(numpy.minimum(best, COREF).astype("int64"),
+                    numpy.where(best >= 2, best - 2, state.least_used()).astype("int64"))
+
+
+class MentionMemory(nn.Module):
+    """Span vectors → teacher-forced bounded memory over candidate mentions (see the module docstring)."""
+
+    def __init__(
+        self,
+        input_width: int,
+        hidden_width: int = 200,
+        n_cells: int = 20,
+        mlp_width: int = 200,
+        usage_decay: float = 0.98,
+        dropout: float = 0.3,
+        max_span_width: int = 20,
+        width_embedding: int = 20,
+        feature_width: int = 16,
+    ):
+        super().__init__()
+        self.n_cells = n_cells
+        self.hidden_width = hidden_width
+        self.usage_decay = usage_decay
+        self.dropout = nn.Dropout(dropout)
+        self.encoder = nn.GRU(input_width, hidden_width, batch_first=True)
+        self.max_span_width = max_span_width
+        self.width_embedding = nn.Embedding(max_span_width + 1, width_embedding)
+        self.span_projection = nn.Sequential(nn.Linear(3 * hidden_width + width_embedding, hidden_width), nn.Tanh())
+        self.pronoun_embedding = nn.Embedding(N_PRONOUN_CLASSES, feature_width)
+        candidate_width = hidden_width + feature_width + 2
+        self.mention_mlp = nn.Sequential(nn.Linear(candidate_width, mlp_width), nn.ReLU(), nn.Linear(mlp_width, 1))
+        self.new_entity_mlp = nn.Sequential(nn.Linear(candidate_width, mlp_width), nn.ReLU(), nn.Linear(mlp_width, 1))
+        self.pair_embeddings = nn.ModuleList(nn.Embedding(size, feature_width) for size in PAIR_FEATURE_SIZES)
+        self.similarity_mlp = SplitInputMLP(
+            hidden_width, [hidden_width, hidden_width, feature_width * len(PAIR_FEATURE_SIZES)], mlp_width, 1)
+        self.update_gate = nn.Linear(2 * hidden_width, 1)
+        # decision offsets at inference (log space): set by the pipeline component
+        self.ignore_bias = 0.0
+        self.new_entity_bias = 0.0
+        # pair features held at category 0 ("not applicable"), for ablations (benchmarks/feature_ablation.py)
+        self.disabled_pair_features: Tuple[int, ...] = ()
+
+    represent_spans = SpanPetraMemory.represent_spans
+    _represent_chunk = SpanPetraMemory._represent_chunk
+
+    def forward(self, X: torch.Tensor, lengths: torch.Tensor, spans: torch.Tensor, n_spans: torch.Tensor,
+                attributes: torch.Tensor, clusters: Optional[torch.Tensor] = None,
+                partial: Optional[torch.Tensor] = None) -> MemoryOutput:
+        """X (B, T, D) token vectors; spans (B, M, 2) candidates in step order (rows ≥ n_spans are
+        padding); attributes (B, M, len(ATTRIBUTE_FIELDS)); clusters (B, M) the gold cluster of each candidate (-1: not a
+        mention, or UNKNOWN / SOME_OTHER_ENTITY in partially annotated documents) for teacher forcing, None at
+        inference; partial (B,) which documents are partially annotated (GAP)."""
+        B, M = spans.shape[:2]
+        if X.shape[1] == 0 or M == 0:
+            return self._empty(X, n_spans)
+        h = self.dropout(encode_left_to_right(self.encoder, self.dropout(X), lengths))
+        g = self.dropout(self.represent_spans(h, spans))
+        attrs = attributes.numpy()
+        candidate = torch.cat([g, self.pronoun_embedding(attributes[..., PRONOUN]),
+                               attributes[..., [QUOTED, PROPER]].to(g.dtype)], dim=-1)
+        mention_score = self.mention_mlp(candidate).squeeze(-1)
+        new_score = self.new_entity_mlp(candidate).squeeze(-1)
+        sim_token = self.similarity_mlp.project_tokens(g)
+        del h, candidate  # not needed by the loop: at inference their memory is freed before it (~1.2 GB at 1M tokens)
+        return self.read_memory(g, sim_token, mention_score, new_score, spans.numpy(), attrs,
+                                n_spans, None if clusters is None else clusters.numpy(),
+                                None if partial is None else partial.numpy().astype(bool))
+
+    def read_memory(self, g, sim_token, mention_score, new_score, spans, attrs, n_spans, clusters,
+                    partial=None) -> MemoryOutput:
+        B, M, H = g.shape
+        N = self.n_cells
+        active_mask = token_mask(n_spans, M)
+        active = active_mask.numpy()
+        state = CellState(B, N)
+        cell_cluster = numpy.full((B, N), NO_CLUSTER, dtype="int64")
+        memory = g.new_zeros(B, N, H)
+        # each cell's share of the similarity MLP's first layer, kept up to date with the cell (the cell
+        # changes only when acted on; scoring it against every later mention reuses the product)
+        memory_part = g.new_zeros(B, N, self.similarity_mlp.token_proj.out_features)
+        rows = numpy.arange(B)
+        g_steps, sim_steps = g.unbind(1), sim_token.unbind(1)
+        feature_table = self.projected_feature_table()
+        log_probs, actions, cells, usages, gold_steps = [], [], [], [], []
+        partial = numpy.zeros(B, dtype=bool) if partial is None else partial
+        n_supervised = 0
+        for t in range(M):
+            coref = self._cell_scores(g_steps[t], sim_steps[t], memory, memory_part, state, attrs[:, t],
+                                      spans[:, t, 0], active[:, t], feature_table)
+            logits = torch.cat([torch.zeros_like(mention_score[:, t, None]),
+                                (mention_score[:, t] + new_score[:, t])[:, None],
+                                mention_score[:, t, None] + coref], dim=-1)
+            log_p = torch.log_softmax(logits, dim=-1)
+            if clusters is not None:  # teacher forcing: the best of the actions the gold allows
+                allowed, supervised = allowed_actions(state, clusters[:, t], cell_cluster, partial)
+                mask = torch.from_numpy(allowed)
+                decision = choose(log_p.detach().masked_fill(~mask, -float("inf")).numpy(), state)
+                gold = torch.logsumexp(log_p.masked_fill(~mask, -float("inf")), dim=-1)
+                counted = supervised & active[:, t]
+                gold_steps.append(gold * torch.from_numpy(counted).to(gold.dtype))
+                n_supervised += int(counted.sum())
+            else:
+                decision = self._greedy(log_p.detach(), state)
+            log_probs.append(log_p)
+            actions.append(decision.action)
+            cells.append(numpy.where(decision.action == IGNORE, -1, decision.cell))
+            memory, memory_part = self._update(memory, memory_part, g_steps[t], decision, active[:, t])
+            if clusters is not None:  # which annotated cluster each cell now holds (-1: none)
+                code = clusters[:, t]
+                acted = active[:, t] & (decision.action != IGNORE)
+                known = acted & (code >= 0)
+                cell_cluster[rows[known], decision.cell[known]] = code[known]
+                fresh = acted & (code < 0) & (decision.action == OVERWRITE)
+                cell_cluster[rows[fresh], decision.cell[fresh]] = NO_CLUSTER
+            state.apply(decision.action, decision.cell, attrs[:, t], spans[:, t, 1], self.usage_decay, active[:, t])
+            usages.append(torch.from_numpy(state.usage.copy()).to(g.dtype))
+        return self._output(torch.stack(log_probs, dim=1), numpy.stack(actions, 1), numpy.stack(cells, 1),
+                            torch.stack(usages, dim=1), n_spans, active_mask,
+                            torch.stack(gold_steps, dim=1) if gold_steps else None, n_supervised)
+
+    def _greedy(self, log_p: torch.Tensor, state: CellState) -> Decision:
+        """The argmax action after the inference offsets; ties go to the lowest index."""
+        scores = log_p.clone()
+        scores[:, IGNORE] += self.ignore_bias
+        scores[:, OVERWRITE] += self.new_entity_bias
+        return choose(scores.numpy(), state)
+
+    def projected_feature_table(self) -> torch.Tensor:
+        """(Σ sizes, mlp_width): each feature category's embedding times its block of the similarity MLP's
+        first layer, so that block's product with the concatenated embeddings is a sum of table rows."""
+        weight = self.similarity_mlp.memory_projs[2].weight  # (mlp_width, features × feature_width)
+        width = self.pair_embeddings[0].embedding_dim
+        return torch.cat([emb.weight @ weight[:, k * width:(k + 1) * width].T
+                          for k, emb in enumerate(self.pair_embeddings)], dim=0)
+
+    def _cell_scores(self, g_t: torch.Tensor, sim_t: torch.Tensor, memory: torch.Tensor, memory_part: torch.Tensor,
+                     state: CellState, attrs_t: numpy.ndarray, starts_t: numpy.ndarray, active_t: numpy.ndarray,
+                     feature_table: torch.Tensor) -> torch.Tensor:
+        """(B, N) COREF scores of one step: the similarity MLP on the used cells of the documents still
+        reading (the others keep UNUSED_CELL_SCORE; they are masked anyway, so skipping them is exact)."""
+        B, N = state.entity.shape
+        scores = memory.new_full((B, N), UNUSED_CELL_SCORE)
+        rows, cells = numpy.nonzero(state.used & active_t[:, None])
+        if not len(rows):
+            return scores
+        features = state.pair_features(attrs_t, starts_t, rows, cells)
+        if self.disabled_pair_features:
+            features[:, list(self.disabled_pair_features)] = 0
+        rows_t, cells_t = torch.from_numpy(rows), torch.from_numpy(cells)
+        # the features' share of the MLP's first layer: one lookup-and-sum in the projected table
+        feature_part = F.embedding_bag(torch.from_numpy(features + FEATURE_OFFSETS), feature_table, mode="sum")
+        cell_memory = memory[rows_t, cells_t]
+        mlp = self.similarity_mlp  # its first layer on [g; m; g⊙m; φ], the m block precomputed per cell
+        pre = sim_t[rows_t] + feature_part + memory_part[rows_t, cells_t] + mlp.memory_projs[1](g_t[rows_t] * cell_memory)
+        raw = mlp.rest(pre).squeeze(-1)
+        return scores.index_put((rows_t, cells_t), raw)
+
+    def _update(self, memory: torch.Tensor, memory_part: torch.Tensor, g_t: torch.Tensor, decision: Decision,
+                active: numpy.ndarray) -> Tuple[torch.Tensor, torch.Tensor]:
+        """OVERWRITE m_j ← g; COREF m_i ← β m_i + (1 − β) g, β = σ(w·[m_i; g]); only the cells acted on, and
+        their share of the similarity MLP's first layer with them."""
+        rows = numpy.flatnonzero(active & (decision.action != IGNORE))
+        if not len(rows):
+            return memory, memory_part
+        rows_t, cells_t = torch.from_numpy(rows), torch.from_numpy(decision.cell[rows])
+        old, new = memory[rows_t, cells_t], g_t[rows_t]
+        keep = torch.sigmoid(self.update_gate(torch.cat([old, new], dim=-1)))
+        coref = torch.from_numpy(decision.action[rows] == COREF)[:, None]
+        updated = torch.where(coref, keep * old + (1 - keep) * new, new)
+        return (memory.index_put((rows_t, cells_t), updated),
+                memory_part.index_put((rows_t, cells_t), self.similarity_mlp.memory_projs[0](updated)))
+
+    def _output(self, log_p, actions, cells, usage, n_spans, active_mask, gold_logprob=None,
+                n_supervised: int = 0) -> MemoryOutput:
+        """The memory log's tensors: entity = 1 − p(IGNORE); overwrite = p(OVERWRITE) on the cell taken by
+        a new entity at that step; coref = p(COREF i); plus the hard decisions and, in training, log p of
+        the gold action at each step."""
+        B, M, _ = log_p.shape
+        N = self.n_cells
+        probs = log_p.exp()
+        mask = active_mask.to(probs.dtype)
+        cell_tensor = torch.from_numpy(numpy.maximum(cells, 0))
+        taken = F.one_hot(cell_tensor, N).to(probs.dtype) * torch.from_numpy(actions == OVERWRITE)[..., None]
+        out = MemoryOutput(
+            entity=(1 - probs[..., IGNORE]) * mask,
+            overwrite=probs[..., OVERWRITE, None] * taken * mask[..., None],
+            coref=probs[..., 2:] * mask[..., None],
+            usage=usage * mask[..., None],
+            lengths=n_spans,
+        )
+        out.actions = torch.from_numpy(actions * active_mask.numpy())
+        out.cells = torch.from_numpy(numpy.where(active_mask.numpy(), cells, -1))
+        out.gold_logprob, out.supervised_steps = gold_logprob, n_supervised
+        return out
+
+    def _empty(self, X: torch.Tensor, n_spans: torch.Tensor) -> MemoryOutput:
+        B, N = X.shape[0], self.n_cells
+        empty = X.new_zeros(B, 0, N)
+        out = MemoryOutput(X.new_zeros(B, 0), empty, empty.clone(), empty.clone(), n_spans)
+        out.actions = torch.zeros(B, 0, dtype=torch.int64)
+        out.cells = torch.zeros(B, 0, dtype=torch.int64)
+        return out
+
+
+def action_loss(out: MemoryOutput) -> torch.Tensor:
+    """Mean negative log-likelihood of the actions the gold allows, over the batch's supervised steps."""
+    if out.gold_logprob is None or not out.supervised_steps:
+        return out.entity.sum() * 0.0
+    return -out.gold_logprob.sum() / out.supervised_steps
+
+
+def validate_mention_memory_config(n_cells: int, hidden_width: int, mlp_width: int, usage_decay: float,
+                                   dropout: float, max_span_width: int, width_embedding: int,
+                                   feature_width: int) -> List[str]:
+    """What is out of range, as messages naming each setting (empty when all is well)."""
+    problems = memory_config_problems(n_cells, hidden_width, mlp_width, usage_decay, dropout)
+    for name, value in (("max_span_width", max_span_width), ("width_embedding", width_embedding),
+                        ("feature_width", feature_width)):
+        if value < 1:
+            problems.append(f"{name} must be at least 1, got {value}")
+    return problems

@@ -1,0 +1,202 @@
+"""``entity_lm_scorer``: scores text with an entity-aware language model, left to right.
+
+The entities come from ``doc.spans`` (``{cluster_prefix}_N``): gold clusters in training, or the clusters of
+an ``entity_memory`` placed before it in the same pipeline. The text is anonymised as the Dynamic Neural Text
+Model does (``lm_inputs``): each mention of a chain is one entity token. Writes, per doc,
+``Token._.lm_logprob`` (log p of the token given the tokens before it; for an anonymised mention, of its entity
+token, on the mention's first token; None on its other tokens and on white space), ``Doc._.lm_logprob`` (the
+sum over the doc's LM tokens, sentence ends included), ``Doc._.perplexity`` and ``Span._.perplexity``.
+"""
+import math
+from typing import Any, Callable, Dict, Iterable, List, Optional
+
+import numpy
+import srsly
+import torch
+from spacy import util
+from spacy.language import Language
+from spacy.pipeline import TrainablePipe
+from spacy.tokens import Doc
+from spacy.training import Example, validate_get_examples
+from spacy.vocab import Vocab
+from thinc.api import Model
+
+from ..models.entity_lm import LM_LAYER, build_lm_module
+from ..models.memory import find_layer
+from .lm_inputs import GROUPS, NO_TOKEN, LMDocument, LMVocabulary, lm_document
+from .lm_attributes import USER_DATA_KEY, register_lm_extensions
+from .settings import restore_cfg
+
+STATE_KEYS = ("vocab_size",)  # what training fixes; the rest comes from the config
+DEFAULT_DNTM = {"@architectures": "spacy_entmem.DynamicEntityLM.v1", "n_slots": 80, "embed_width": 256,
+                "hidden_width": 256, "context_width": 128, "dynamic": "both", "merge": "gru_relu",
+                "dropout": 0.3, "shortlist": 2000}
+
+
+@Language.factory(
+    "entity_lm_scorer",
+    assigns=["token._.lm_logprob", "doc._.lm_logprob", "doc._.perplexity"],
+    default_config={"model": DEFAULT_DNTM, "cluster_prefix": "coref_clusters", "vocab_size": 10000,
+                    "min_mentions": 2, "scorer": {"@scorers": "spacy_entmem.entity_lm_scorer.v1"}},
+    default_score_weights={"lm_token_prob": 1.0, "lm_perplexity": None, "lm_perplexity_reappearing": None,
+                           "lm_perplexity_following": None, "lm_perplexity_non_entity": None},
+)
+def make_entity_lm_scorer(nlp: Language, name: str, model: Model, cluster_prefix: str, vocab_size: int,
+                          min_mentions: int, scorer: Optional[Callable]) -> "EntityLMScorer":
+    return EntityLMScorer(nlp.vocab, model, name, cluster_prefix=cluster_prefix, vocab_size=vocab_size,
+                          min_mentions=min_mentions, scorer=scorer)
+
+
+@util.registry.scorers("spacy_entmem.entity_lm_scorer.v1")
+def make_entity_lm_scores() -> Callable:
+    return score_lm_examples
+
+
+def score_lm_examples(examples: Iterable[Example], pipe: "EntityLMScorer", **kwargs) -> Dict[str, float]:
+    """Perplexity of the reference docs (gold clusters) by token group (DNTM Table 2), and its inverse
+    ``lm_token_prob`` (the geometric-mean probability of a token: higher is better, for model selection)."""
+    docs = [eg.reference for eg in examples]
+    totals = {group: [0.0, 0] for group in GROUPS}
+    for lm_doc, logp in zip(*pipe.log_probs(docs)):
+        for group, mask in lm_doc.groups().items():
+            totals[group][0] += float(logp[mask].sum())
+            totals[group][1] += int(mask.sum())
+    scores = {}
+    for group, (total, n) in totals.items():
+        name = "lm_perplexity" if group == "all" else f"lm_perplexity_{group}"
+        scores[name] = math.exp(-total / n) if n else None
+    scores["lm_token_prob"] = 1.0 / scores["lm_perplexity"] if scores["lm_perplexity"] else None
+    return scores
+
+
+class EntityLMScorer(TrainablePipe):
+    """See the module docstring."""
+
+    def __init__(self, vocab: Vocab, model: Model, name: str = "entity_lm_scorer", *,
+                 cluster_prefix: str = "coref_clusters", vocab_size: int = 10000, min_mentions: int = 2,
+                 scorer: Optional[Callable] = None):
+        problems = []
+        if not cluster_prefix:
+            problems.append("cluster_prefix must be a non-empty span key prefix")
+        if vocab_size <= 4:
+            problems.append(f"vocab_size must be more than 4 (the special tokens), got {vocab_size}")
+        if min_mentions < 1:
+            problems.append(f"min_mentions must be at least 1, got {min_mentions}")
+        if problems:
+            raise ValueError(f"[spacy-entmem] invalid {name} config: " + "; ".join(problems))
+        register_lm_extensions()
+        self.vocab, self.model, self.name, self.scorer = vocab, model, name, scorer
+        self.cfg: Dict[str, Any] = {"cluster_prefix": cluster_prefix, "vocab_size": vocab_size,
+                                    "min_mentions": min_mentions}
+        self.lm_vocab: Optional[LMVocabulary] = None
+
+    @property
+    def _layer(self) -> Model:
+        return find_layer(self.model, LM_LAYER)
+
+    def to_lm(self, doc: Doc) -> LMDocument:
+        if self.lm_vocab is None:
+            raise ValueError(f"[spacy-entmem] {self.name}: no vocabulary yet: run nlp.initialize() or load a "
+                             "trained pipeline")
+        return lm_document(doc, self.lm_vocab, self.cfg["cluster_prefix"], self._layer.attrs["n_slots"],
+                           self.cfg["min_mentions"])
+
+    # -- inference ----------------------------------------------------------------------------------
+    def log_probs(self, docs: List[Doc], batch_size: int = 8):
+        """(LM documents, log p per predicted LM token as a flat array per doc)."""
+        lm_docs = [self.to_lm(doc) for doc in docs]
+        flat = []
+        for start in range(0, len(lm_docs), batch_size):
+            batch = lm_docs[start:start + batch_size]
+            with torch.no_grad():
+                logp = self.model.predict(batch).numpy()
+            for b, lm_doc in enumerate(batch):
+                flat.append(numpy.concatenate([logp[b, s, 1:len(w)] for s, w in enumerate(lm_doc.words)])
+                            if lm_doc.words else numpy.zeros(0, dtype="float32"))
+        return lm_docs, flat
+
+    def predict(self, docs: Iterable[Doc]):
+        return self.log_probs(list(docs))
+
+    def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
+        lm_docs, flat = predictions
+        for doc, lm_doc, logp in zip(docs, lm_docs, flat):
+            tokens = numpy.concatenate([t[1:] for t in lm_doc.tokens]) if lm_doc.tokens else numpy.zeros(0, "int64")
+            per_token: List[Optional[float]] = [None] * len(doc)
+            for token, value in zip(tokens.tolist(), logp.tolist()):
+                if token != NO_TOKEN:
+                    per_token[token] = value
+            doc.user_data[USER_DATA_KEY] = {"token_logprob": per_token, "total": float(logp.sum()),
+                                            "n": int(len(logp))}
+
+    # -- training -----------------------------------------------------------------------------------
+    def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None,
+               losses: Optional[Dict[str, float]] = None) -> Dict[str, float]:
+        losses = {} if losses is None else losses
+        losses.setdefault(self.name, 0.0)
+        lm_docs = [self.to_lm(eg.reference) for eg in examples]
+        lm_docs = [d for d in lm_docs if d.n_predicted]
+        if not lm_docs:
+            return losses
+        logp, backprop = self.model.begin_update(lm_docs)
+        mask = torch.zeros_like(logp)
+        for b, d in enumerate(lm_docs):
+            for s, w in enumerate(d.words):
+                mask[b, s, 1:len(w)] = 1.0
+        n = float(mask.sum())
+        backprop(-mask / n)
+        if sgd is not None:
+            self.finish_update(sgd)
+        losses[self.name] += float(-(logp * mask).sum() / n)
+        return losses
+
+    def get_loss(self, examples, scores):
+        raise NotImplementedError("[spacy-entmem] entity_lm_scorer computes its loss in update()")
+
+    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:
+        validate_get_examples(get_examples, "EntityLMScorer.initialize")
+        docs = [eg.reference for eg in get_examples()]
+        self.lm_vocab = LMVocabulary.count(docs, self.cfg["vocab_size"])
+        build_lm_module(self._layer, len(self.lm_vocab))
+        self.model.initialize()
+
+    def add_label(self, label: str) -> int:
+        raise NotImplementedError("[spacy-entmem] entity_lm_scorer has no labels")
+
+    def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, Any]:
+        return self.scorer(examples, pipe=self, **kwargs) if self.scorer else {}
+
+    # -- serialization ------------------------------------------------------------------------------
+    def _build_before_loading(self, words: List[str]) -> None:
+        self.lm_vocab = LMVocabulary(words)
+        build_lm_module(self._layer, len(self.lm_vocab))
+
+    def to_bytes(self, *, exclude=tuple()) -> bytes:
+        return srsly.msgpack_dumps({"cfg": srsly.json_dumps(self.cfg), "words": self._words(),
+                                    "model": self.model.to_bytes()})
+
+    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()) -> "EntityLMScorer":
+        msg = srsly.msgpack_loads(bytes_data)
+        restore_cfg(self.cfg, srsly.json_loads(msg["cfg"]), STATE_KEYS)
+        self._build_before_loading(msg["words"])
+        self.model.from_bytes(msg["model"])
+        return self
+
+    def to_disk(self, path, *, exclude=tuple()) -> None:
+        path = util.ensure_path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        srsly.write_json(path / "cfg", self.cfg)
+        srsly.write_json(path / "vocab.json", self._words())
+        self.model.to_disk(path / "model")
+
+    def from_disk(self, path, *, exclude=tuple()) -> "EntityLMScorer":
+        path = util.ensure_path(path)
+        restore_cfg(self.cfg, srsly.read_json(path / "cfg"), STATE_KEYS)
+        self._build_before_loading(srsly.read_json(path / "vocab.json"))
+        self.model.from_disk(path / "model")
+        return self
+
+    def _words(self) -> List[str]:
+        if self.lm_vocab is None:
+            raise ValueError(f"[spacy-entmem] {self.name}: nothing to save before nlp.initialize()")
+        return self.lm_vocab.words

@@ -1,0 +1,520 @@
+"""The ``entity_memory`` pipeline component: spaCy glue around the memory model."""
+import math
+import re
+from itertools import islice
+from typing import Any, Callable, Dict, Iterable, List, Optional
+
+import numpy
+import srsly
+from spacy import util
+from spacy.language import Language
+from spacy.pipeline import TrainablePipe
+from spacy.tokens import Doc, SpanGroup
+from spacy.training import Example, validate_examples, validate_get_examples
+from spacy.vocab import Vocab
+from thinc.api import Config, Model, Optimizer
+
+from ..models.memory import (
+    TOKEN_IDS_LAYER, UNTRAINED_MESSAGE, build_torch_layer, count_lm_vocabulary, find_layer, find_memory_layer,
+    is_span_model, is_teacher_forced, lm_vocab_size, set_lm_vocabulary, torch_memory,
+)
+from .attributes import ROLE, choose_main, register_extensions
+from .memory_log import (
+    MemoryLog, count_entities, decode_actions, decode_mentions, decode_span_mentions, group_clusters,
+)
+from .settings import restore_cfg
+from .span_proposals import CANDIDATES_KEY
+from ..training.targets import DocSupervision, LossWeights
+
+DEFAULT_MODEL_CONFIG = """
+[model]
+@architectures = "spacy_entmem.PeTra.v1"
+hidden_width = 300
+n_cells = 10
+mlp_width = 300
+usage_decay = 0.98
+dropout = 0.0
+gumbel_hard = false
+
+[model.tok2vec]
+@architectures = "spacy.Tok2Vec.v2"
+
+[model.tok2vec.embed]
+@architectures = "spacy.MultiHashEmbed.v2"
+width = 96
+attrs = ["NORM", "PREFIX", "SUFFIX", "SHAPE"]
+rows = [5000, 1000, 2500, 2500]
+include_static_vectors = false
+
+[model.tok2vec.encode]
+@architectures = "spacy.MaxoutWindowEncoder.v2"
+width = 96
+depth = 4
+window_size = 1
+maxout_pieces = 3
+"""
+DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
+
+
+@Language.factory(
+    "entity_memory",
+    assigns=["doc.spans", "doc._.entity_memory_log"],
+    default_config={
+        "model": DEFAULT_MODEL,
+        "cluster_prefix": "coref_clusters",
+        "mentions_key": "coref_mentions",
+        "gap_key": "gap",
+        "candidates_key": CANDIDATES_KEY,
+        "negatives_per_token": 0.4,
+        "entity_threshold": 0.5,
+        "new_entity_bias": 1.0,
+        "replace_existing": True,
+        "store_memory_log": True,
+        "self_link_weight": 1.0,
+        "positive_weight": 5.0,
+        "negative_weight": 50.0,
+        "sparsity_weight": 0.1,
+        "full_link_weight": 1.0,
+        "full_negatives": 10,
+        "lm_weight": 0.0,
+        "count_threshold": 0.5,
+        "temperature_halving_examples": 20000,
+        "disabled_pair_features": [],
+        "scorer": {"@scorers": "spacy_entmem.entity_memory_scorer.v1"},
+    },
+    default_score_weights={"gap_f1": 0.5, "coref_f": 0.5},
+)
+def make_entity_memory(
+    nlp: Language, name: str, model: Model, cluster_prefix: str, mentions_key: str, gap_key: str,
+    candidates_key: str, negatives_per_token: float, entity_threshold: float, new_entity_bias: float, replace_existing: bool, store_memory_log: bool, self_link_weight: float,
+    positive_weight: float, negative_weight: float, sparsity_weight: float, full_link_weight: float,
+    full_negatives: int, lm_weight: float, count_threshold: float, temperature_halving_examples: int,
+    scorer: Optional[Callable], disabled_pair_features: List[str] = [],  # noqa: B006 (spaCy config default)
+) -> "EntityMemory":
+    weights = LossWeights(self_link_weight, positive_weight, negative_weight, sparsity_weight,
+                          full_link_weight, full_negatives, lm_weight)
+    return EntityMemory(
+        nlp.vocab, model, name, cluster_prefix=cluster_prefix, mentions_key=mentions_key, gap_key=gap_key,
+        candidates_key=candidates_key, negatives_per_token=negatives_per_token, new_entity_bias=new_entity_bias,
+        entity_threshold=entity_threshold, replace_existing=replace_existing,
+        store_memory_log=store_memory_log, weights=weights, count_threshold=count_threshold,
+        temperature_halving_examples=temperature_halving_examples, scorer=scorer,
+        disabled_pair_features=disabled_pair_features,
+    )
+
+
+def _check_config(prefix: str, mentions_key: str, threshold: float, weights: LossWeights, halving: int,
+                  count_threshold: float) -> None:
+    problems = []
+    if not prefix or not re.fullmatch(r"[\w.-]+", prefix):
+        problems.append(f"cluster_prefix must be a non-empty name, got {prefix!r}")
+    if not mentions_key:
+        problems.append("mentions_key must be non-empty")
+    if re.fullmatch(rf"{re.escape(prefix)}_\d+", mentions_key or ""):
+        problems.append(f"mentions_key {mentions_key!r} would clash with the cluster keys '{prefix}_N'")
+    if not 0.0 <= threshold <= 1.0:
+        problems.append(f"entity_threshold must be in [0, 1], got {threshold}")
+    for field_name, value in (("self_link_weight", weights.self_link), ("positive_weight", weights.positive),
+                              ("negative_weight", weights.negative), ("sparsity_weight", weights.sparsity),
+                              ("full_link_weight", weights.full_link), ("lm_weight", weights.language_model)):
+        if value < 0:
+            problems.append(f"{field_name} must be >= 0, got {value}")
+    if not 0.0 <= count_threshold <= 1.0:
+        problems.append(f"count_threshold must be in [0, 1], got {count_threshold}")
+    if weights.full_negatives < 0:
+        problems.append(f"full_negatives must be >= 0, got {weights.full_negatives}")
+    if halving < 1:
+        problems.append(f"temperature_halving_examples must be >= 1, got {halving}")
+    if problems:
+        raise ValueError("[spacy-entmem] invalid entity_memory config: " + "; ".join(problems))
+
+
+def check_pair_feature_names(names: Iterable[str]) -> None:
+    from ..nn.memory.mention_memory import PAIR_FEATURE_NAMES
+
+    unknown = [name for name in names if name not in PAIR_FEATURE_NAMES]
+    if unknown:
+        raise ValueError(f"[spacy-entmem] invalid entity_memory config: disabled_pair_features {unknown} are not "
+                         f"pair features of the mention memory; choose from {list(PAIR_FEATURE_NAMES)}")
+
+
+def pair_feature_indices(names: Iterable[str]) -> tuple:
+    from ..nn.memory.mention_memory import PAIR_FEATURE_NAMES
+
+    check_pair_feature_names(names)
+    return tuple(PAIR_FEATURE_NAMES.index(name) for name in names)
+
+
+STATE_KEYS = ("examples_seen", "input_width")  # what training leaves in cfg; the rest comes from the config
+
+
+class EntityMemory(TrainablePipe):
+    """Reads each doc left to right with a bounded entity memory and writes coreference clusters to
+    ``doc.spans[f"{cluster_prefix}_{i}"]``, all mentions to ``doc.spans[mentions_key]`` and the memory
+    log to ``doc._.entity_memory_log``."""
+
+    def __init__(
+        self, vocab: Vocab, model: Model, name: str = "entity_memory", *, cluster_prefix: str = "coref_clusters",
+        mentions_key: str = "coref_mentions", gap_key: str = "gap", candidates_key: str = CANDIDATES_KEY,
+        negatives_per_token: float = 0.4, entity_threshold: float = 0.5, new_entity_bias: float = 1.0,
+        replace_existing: bool = True, store_memory_log: bool = True, weights: Optional[LossWeights] = None,
+        count_threshold: float = 0.5, temperature_halving_examples: int = 20000, scorer: Optional[Callable] = None,
+        disabled_pair_features: Iterable[str] = (),
+    ):
+        weights = weights or LossWeights()
+        _check_config(cluster_prefix, mentions_key, entity_threshold, weights, temperature_halving_examples,
+                      count_threshold)
+        if not new_entity_bias > 0:
+            raise ValueError(f"[spacy-entmem] invalid entity_memory config: new_entity_bias must be > 0, "
+                             f"got {new_entity_bias}")
+        if negatives_per_token < 0:
+            raise ValueError(f"[spacy-entmem] invalid entity_memory config: negatives_per_token must be >= 0, "
+                             f"got {negatives_per_token}")
+        if not candidates_key or candidates_key in (mentions_key, gap_key):
+            raise ValueError(f"[spacy-entmem] invalid entity_memory config: candidates_key {candidates_key!r} "
+                             "must be a non-empty span key distinct from mentions_key and gap_key")
+        check_pair_feature_names(disabled_pair_features)
+        register_extensions()
+        self._negatives_rng = numpy.random.default_rng(0)
+        self.vocab = vocab
+        self.model = model
+        self.name = name
+        self.weights = weights
+        self.scorer = scorer
+        self.cfg: Dict[str, Any] = {
+            "cluster_prefix": cluster_prefix,
+            "mentions_key": mentions_key,
+            "gap_key": gap_key,
+            "candidates_key": candidates_key,
+            "negatives_per_token": negatives_per_token,
+            "entity_threshold": entity_threshold,
+            "new_entity_bias": new_entity_bias,
+            "replace_existing": replace_existing,
+            "store_memory_log": store_memory_log,
+            "count_threshold": count_threshold,
+            "temperature_halving_examples": temperature_halving_examples,
+            "disabled_pair_features": list(disabled_pair_features),
+            "examples_seen": 0,
+        }
+
+    # -- inference ----------------------------------------------------------------------------------
+    def predict(self, docs: Iterable[Doc]) -> List[MemoryLog]:
+        docs = list(docs)
+        if torch_memory(self.model) is None:
+            raise ValueError(UNTRAINED_MESSAGE)
+        if not docs:
+            return []
+        spans = [self.candidates(doc) for doc in docs] if is_span_model(self.model) else None
+        forced = is_teacher_forced(self.model)
+        if forced:
+            self._set_decision_offsets()
+            out = self.model.predict((docs, spans, None))
+        else:
+            out = self.model.predict(docs if spans is None else (docs, spans))
+        logs = []
+        for i, doc in enumerate(docs):
+            n = len(doc) if spans is None else len(spans[i])
+            log = {
+                "entity": out.entity[i, :n].numpy().astype(numpy.float32),
+                "overwrite": out.overwrite[i, :n].numpy().astype(numpy.float32),
+                "coref": out.coref[i, :n].numpy().astype(numpy.float32),
+                "usage": out.usage[i, :n].numpy().astype(numpy.float32),
+            }
+            if spans is not None:
+                log["spans"] = spans[i]
+            if forced:  # the decisions the memory took in its loop: the clusters are its contents
+                log["action"] = out.actions[i, :n].numpy().astype(numpy.int8)
+                log["cell"] = out.cells[i, :n].numpy().astype(numpy.int16)
+                log["decided_in_loop"] = numpy.ones(1, dtype=bool)
+            else:
+                log["action"], log["cell"] = decode_actions(log, self.cfg["entity_threshold"],
+                                                            self.cfg.get("new_entity_bias", 1.0))
+            logs.append(log)
+        return logs
+
+    def _set_decision_offsets(self) -> None:
+        """A teacher-forced memory decides inside its loop: pass it the decision settings as log-space
+        offsets (entity_threshold 0.5 and new_entity_bias 1 leave the argmax unchanged)."""
+        module = torch_memory(self.model)
+        threshold = float(self.cfg["entity_threshold"])  # 1.0: nothing is a mention; 0.0: every candidate is
+        module.ignore_bias = math.inf if threshold >= 1 else -math.inf if threshold <= 0 else \
+            math.log(threshold / (1 - threshold))
+        module.new_entity_bias = math.log(float(self.cfg.get("new_entity_bias", 1.0)))
+        module.disabled_pair_features = pair_feature_indices(self.cfg.get("disabled_pair_features", []))
+
+    def set_annotations(self, docs: Iterable[Doc], logs: List[MemoryLog]) -> None:
+        prefix = self.cfg["cluster_prefix"]
+        pattern = re.compile(rf"^{re.escape(prefix)}_\d+$")
+        for doc, log in zip(docs, logs):
+            existing = [key for key in doc.spans if pattern.match(key) or key == self.cfg["mentions_key"]]
+            if existing and not self.cfg["replace_existing"]:
+                raise ValueError(
+                    f"[spacy-entmem] doc {doc.text[:40]!r}... already has span groups {existing[:5]}; "
+                    "set replace_existing = true to replace them, or choose another cluster_prefix"
+                )
+            for key in existing:  # never mix old and new clusters
+                del doc.spans[key]
+            if "spans" in log:
+                mentions = decode_span_mentions(log["action"], log["cell"], log["spans"])
+            else:
+                mentions = decode_mentions(log["action"], log["cell"])
+            doc.spans[self.cfg["mentions_key"]] = SpanGroup(
+                doc, name=self.cfg["mentions_key"], spans=[doc[s:e] for s, e, _ in mentions],
+                attrs={ROLE: "mentions"},
+            )
+            clusters = [c for c in group_clusters(mentions) if len(c) > 1]
+            for index, cluster in enumerate(clusters, start=1):
+                spans = [doc[s:e] for s, e in cluster]
+                key = f"{prefix}_{index}"
+                doc.spans[key] = SpanGroup(
+                    doc, name=key, spans=spans, attrs={ROLE: "cluster", "index": index, "main": choose_main(spans)}
+                )
+            doc._.entity_memory_log = log if self.cfg["store_memory_log"] else None
+            doc._.entity_count = count_entities(log["overwrite"], self.cfg["count_threshold"])
+
+    # -- training -----------------------------------------------------------------------------------
+    @property
+    def temperature(self) -> float:
+        epochs = self.cfg["examples_seen"] // self.cfg["temperature_halving_examples"]
+        return 0.5 ** epochs
+
+    def update(
+        self, examples: Iterable[Example], *, drop: float = 0.0, sgd: Optional[Optimizer] = None,
+        losses: Optional[Dict[str, float]] = None,
+    ) -> Dict[str, float]:
+        from ..nn.losses import memory_loss
+
+        losses = {} if losses is None else losses
+        losses.setdefault(self.name, 0.0)
+        examples = list(examples)
+        validate_examples(examples, "EntityMemory.update")
+        if is_teacher_forced(self.model):
+            return self._update_teacher_forced(examples, sgd, losses)
+        inputs, sups = self._training_batch(examples)
+        if all(sup is None for sup in sups) and not self.weights.language_model:
+            return losses
+        # Docs without supervision stay in the batch (a shared tok2vec's listener expects the whole
+        # batch) and contribute no loss.
+        sups = [sup or DocSupervision(0) for sup in sups]
+        module = torch_memory(self.model)
+        if module is not None:
+            module.temperature = self.temperature
+        out, backprop = self.model.begin_update(inputs)
+        loss, grads = memory_loss(out, sups, self.weights.sparsity, self.weights.language_model)
+        backprop(grads)
+        if sgd is not None:
+            self.finish_update(sgd)
+        self.cfg["examples_seen"] += len(examples)
+        losses[self.name] += loss
+        return losses
+
+    def _update_teacher_forced(self, examples: List[Example], sgd: Optional[Optimizer],
+                               losses: Dict[str, float]) -> Dict[str, float]:
+        """One step of teacher forcing: the memory follows the gold actions; loss = mean −log p(gold
+        action) over the batch's candidate steps."""
+        import torch
+
+        from ..nn.memory.mention_memory import action_loss
+
+        inputs = self._teacher_forced_batch(examples)
+        out, backprop = self.model.begin_update(inputs)
+        loss = action_loss(out)
+        leaves = out.tensors()
+        grads = torch.autograd.grad(loss, leaves, allow_unused=True)
+        backprop(list(grads))
+        if sgd is not None:
+            self.finish_update(sgd)
+        self.cfg["examples_seen"] += len(examples)
+        losses[self.name] += float(loss.detach())
+        return losses
+
+    def _teacher_forced_batch(self, examples: List[Example]):
+        """(docs, candidates, gold code of each candidate, partially annotated flag per doc). Codes: the
+        lowest of a mention's clusters; -1 for a non-mention; in a GAP document (partial) A is 0, B is 1,
+        the pronoun 0 or 1 as annotated (or SOME_OTHER_ENTITY), every other candidate UNKNOWN."""
+        from ..training.targets import cluster_groups, find_gap_group, gold_mentions
+
+        docs, spans, clusters, partial = [], [], [], []
+        for eg in examples:
+            docs.append(eg.predicted)
+            gap_group = find_gap_group(eg.reference, self.cfg["gap_key"])
+            if gap_group is None and not cluster_groups(eg.reference, self.cfg["cluster_prefix"]):
+                # no annotation (an unannotated doc): no steps, no loss; the doc stays in the batch for a
+                # shared tok2vec's listener
+                candidates, codes = numpy.zeros((0, 2), dtype="int64"), numpy.zeros(0, dtype="int64")
+            elif gap_group is not None:
+                candidates, codes = self._gap_codes(eg, gap_group)
+            else:
+                gold = gold_mentions(eg, self.cfg["gap_key"], self.cfg["cluster_prefix"])
+                candidates = self.training_candidates(eg)
+                codes = numpy.asarray([min(gold[s]) if s in gold else -1 for s in map(tuple, candidates.tolist())],
+                                      dtype="int64")
+            spans.append(candidates)
+            clusters.append(codes)
+            partial.append(gap_group is not None)
+        return docs, spans, clusters, partial
+
+    def _gap_codes(self, eg: Example, group):
+        from ..training.targets import gold_mentions
+        from ..nn.memory.mention_memory import SOME_OTHER_ENTITY, UNKNOWN
+
+        labelled = {label: span for span, labels in gold_mentions(eg, self.cfg["gap_key"]).items()
+                    for label in labels}
+        codes_by_span = {labelled[label]: code for label, code in (("A", 0), ("B", 1)) if label in labelled}
+        if "PRONOUN" in labelled:
+            antecedent = 0 if group.attrs.get("A_coref") else 1 if group.attrs.get("B_coref") else SOME_OTHER_ENTITY
+            codes_by_span.setdefault(labelled["PRONOUN"], antecedent)
+        candidates = self.training_candidates(eg)
+        codes = numpy.asarray([codes_by_span.get(s, UNKNOWN) for s in map(tuple, candidates.tolist())], dtype="int64")
+        return candidates, codes
+
+    def supervision(self, eg: Example):
+        from ..training.targets import example_supervision
+
+        return example_supervision(eg, self.weights, self.cfg["gap_key"], self.cfg["cluster_prefix"])
+
+    def candidates(self, doc: Doc) -> numpy.ndarray:
+        """The candidate mentions of a doc in step order, (M, 2) [start, end), from
+        ``doc.spans[candidates_key]`` (written by an upstream ``entmem_span_finder``)."""
+        key = self.cfg["candidates_key"]
+        if key not in doc.spans:
+            raise ValueError(
+                f"[spacy-entmem] component '{self.name}' reads mention candidates from doc.spans[{key!r}], but "
+                f"doc {doc.text[:40]!r}... has none: add an 'entmem_span_finder' (spans_key = {key!r}) before "
+                "it in the pipeline"
+            )
+        return _as_steps({(span.start, span.end) for span in doc.spans[key]})
+
+    def training_candidates(self, eg: Example) -> numpy.ndarray:
+        """Gold mentions plus the proposals on the predicted doc (when an annotating span finder made
+        any), of which at most ``negatives_per_token`` × length are kept, chosen reproducibly."""
+        from ..training.targets import gold_mentions
+
+        gold = set(gold_mentions(eg, self.cfg["gap_key"], self.cfg["cluster_prefix"]))
+        group = eg.predicted.spans.get(self.cfg["candidates_key"])
+        others = sorted({(s.start, s.end) for s in group} - gold) if group is not None else []
+        limit = int(self.cfg["negatives_per_token"] * len(eg.predicted))
+        if len(others) > limit:  # other negatives each epoch, reproducibly (one generator per component)
+            keep = self._negatives_rng.choice(len(others), size=limit, replace=False)
+            others = [others[i] for i in sorted(keep)]
+        return _as_steps(gold | set(others))
+
+    def _training_batch(self, examples: List[Example]):
+        """Model input and per-example supervision (None where an example carries none)."""
+        from ..training.targets import span_supervision
+
+        docs = [eg.predicted for eg in examples]
+        if not is_span_model(self.model):
+            return docs, [self.supervision(eg) for eg in examples]
+        spans = [self.training_candidates(eg) for eg in examples]
+        sups = [span_supervision(eg, [tuple(s) for s in c.tolist()], self.weights, self.cfg["gap_key"])
+                for eg, c in zip(examples, spans)]
+        return (docs, spans), sups
+
+    def get_loss(self, examples: Iterable[Example], scores) -> Any:
+        from ..nn.losses import memory_loss
+
+        _, sups = self._training_batch(list(examples))
+        sups = [sup or DocSupervision(0) for sup in sups]
+        return memory_loss(scores, sups, self.weights.sparsity, self.weights.language_model)
+
+    def initialize(
+        self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None
+    ) -> None:
+        util.check_lexeme_norms(self.vocab, "entity_memory")
+        validate_get_examples(get_examples, "EntityMemory.initialize")
+        first = list(islice(get_examples(), 10))
+        inputs = self._teacher_forced_batch(first) if is_teacher_forced(self.model) else self._training_batch(first)[0]
+        vocab_size = lm_vocab_size(self.model)
+        if self.weights.language_model and not vocab_size:
+            raise ValueError(
+                "[spacy-entmem] lm_weight > 0 needs a language-model head: set lm_vocab_size in the "
+                "model block (spacy_entmem.PeTra.v2 or spacy_entmem.ReferentialReader.v1)"
+            )
+        if vocab_size:
+            words = count_lm_vocabulary((eg.predicted for eg in get_examples()), vocab_size)
+            set_lm_vocabulary(self.model, words)
+        with_supervision = sum(self.supervision(eg) is not None for eg in islice(get_examples(), 100))
+        if not with_supervision and not self.weights.language_model:
+            raise ValueError(
+                "[spacy-entmem] none of the first 100 training examples carries coreference supervision: "
+                f"expected a sparse '{self.cfg['gap_key']}' span group (GAP) or 'coref_clusters_N' span groups"
+            )
+        self.model.initialize(X=inputs)
+        if self.weights.language_model and nlp is not None:
+            check_no_lookahead(nlp, self.name, self.model)
+
+    def add_label(self, label: str) -> int:
+        raise NotImplementedError("[spacy-entmem] entity_memory has no labels")
+
+    def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, Any]:
+        return self.scorer(examples, gap_key=self.cfg["gap_key"], **kwargs) if self.scorer else {}
+
+    # -- serialization ------------------------------------------------------------------------------
+    def _build_before_loading(self) -> None:
+        layer = find_memory_layer(self.model)
+        if not layer.layers and self.cfg.get("input_width"):
+            build_torch_layer(layer, int(self.cfg["input_width"]))
+
+    def _remember_width(self) -> None:
+        layer = find_memory_layer(self.model)
+        if layer.has_dim("nI"):
+            self.cfg["input_width"] = layer.get_dim("nI")
+
+    def to_bytes(self, *, exclude=tuple()) -> bytes:
+        self._remember_width()
+        return srsly.msgpack_dumps({
+            "cfg": srsly.json_dumps(self.cfg),
+            "model": self.model.to_bytes(),
+        })
+
+    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()) -> "EntityMemory":
+        msg = srsly.msgpack_loads(bytes_data)
+        restore_cfg(self.cfg, srsly.json_loads(msg["cfg"]), STATE_KEYS)
+        self._build_before_loading()
+        self.model.from_bytes(msg["model"])
+        return self
+
+    def to_disk(self, path, *, exclude=tuple()) -> None:
+        self._remember_width()
+        path = util.ensure_path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        srsly.write_json(path / "cfg", self.cfg)
+        self.model.to_disk(path / "model")
+
+    def from_disk(self, path, *, exclude=tuple()) -> "EntityMemory":
+        path = util.ensure_path(path)
+        restore_cfg(self.cfg, srsly.read_json(path / "cfg"), STATE_KEYS)
+        self._build_before_loading()
+        self.model.from_disk(path / "model")
+        return self
+
+
+def _as_steps(spans) -> numpy.ndarray:
+    from ..training.targets import step_order
+
+    return numpy.asarray(sorted(spans, key=step_order), dtype="int64").reshape(-1, 2)
+
+
+LOOKAHEAD_TEXTS = ("Anna met Bob in Paris and she said hello", "Anna met Bob in Paris and she said goodbye")
+
+
+def check_no_lookahead(nlp: Language, name: str, model: Model) -> None:
+    """The language-model objective predicts token t+1 from tokens 1..t: raise if the token vectors the
+    memory reads already depend on later tokens (a windowed CNN tok2vec or a transformer does)."""
+    docs = [nlp.make_doc(text) for text in LOOKAHEAD_TEXTS]
+    for pipe_name, proc in nlp.pipeline:
+        if pipe_name == name:
+            break
+        docs = [proc(doc) for doc in docs]
+    layer = find_layer(model, TOKEN_IDS_LAYER)
+    if layer is None:
+        return
+    first, second = layer.layers[0].predict(docs)
+    if not numpy.allclose(model.ops.to_numpy(first[:-1]), model.ops.to_numpy(second[:-1]), atol=1e-6):
+        raise ValueError(
+            f"[spacy-entmem] component '{name}': lm_weight > 0, but the token vectors it reads depend on "
+            "later tokens (changing the last word changed earlier vectors), so next-token prediction would "
+            "see the answer. Use a tok2vec without right context (e.g. spacy.MaxoutWindowEncoder.v2 with "
+            "window_size = 0) or set lm_weight = 0."
+        )

@@ -1,0 +1,49 @@
+"""Extension attributes of ``entity_lm_scorer``, as getters over ``doc.user_data`` (so they survive DocBin
+and multiprocessing): ``Token._.lm_logprob``, ``Doc._.lm_logprob``, ``Doc._.perplexity``,
+``Span._.perplexity``."""
+import math
+from typing import Optional
+
+from spacy.tokens import Doc, Span, Token
+
+USER_DATA_KEY = "entmem_lm"
+
+
+def _scores(doc: Doc) -> Optional[dict]:
+    return doc.user_data.get(USER_DATA_KEY)
+
+
+def token_logprob(token: Token) -> Optional[float]:
+    scores = _scores(token.doc)
+    return scores["token_logprob"][token.i] if scores else None
+
+
+def doc_logprob(doc: Doc) -> Optional[float]:
+    scores = _scores(doc)
+    return scores["total"] if scores else None
+
+
+def doc_perplexity(doc: Doc) -> Optional[float]:
+    scores = _scores(doc)
+    return math.exp(-scores["total"] / scores["n"]) if scores and scores["n"] else None
+
+
+def span_perplexity(span: Span) -> Optional[float]:
+    """exp(− mean log p) over the span's scored tokens (None when none is scored)."""
+    scores = _scores(span.doc)
+    if not scores:
+        return None
+    values = [v for v in scores["token_logprob"][span.start:span.end] if v is not None]
+    return math.exp(-sum(values) / len(values)) if values else None
+
+
+def register_lm_extensions() -> None:
+    """Register the attributes once (idempotent)."""
+    if not Token.has_extension("lm_logprob"):
+        Token.set_extension("lm_logprob", getter=token_logprob)
+    if not Doc.has_extension("lm_logprob"):
+        Doc.set_extension("lm_logprob", getter=doc_logprob)
+    if not Doc.has_extension("perplexity"):
+        Doc.set_extension("perplexity", getter=doc_perplexity)
+    if not Span.has_extension("perplexity"):
+        Span.set_extension("perplexity", getter=span_perplexity)

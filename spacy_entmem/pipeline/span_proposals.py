@@ -1,0 +1,172 @@
+"""Mention proposals: spaCy's ``span_finder`` with a linear-time ``set_annotations``.
+
+spaCy's ``SpanFinder.set_annotations`` pairs every predicted start with every predicted end and only
+then filters by length, so its cost grows with the square of the document length (a 100k-token document
+has ~10^8 pairs). ``entmem_span_finder`` keeps spaCy's model, loss, training and scorer and produces the
+same spans, but pairs each start only with the ends inside ``max_length`` (binary search), so the cost
+is linear in the document length times ``max_length``. It also keeps at most ``max_per_token`` × length
+candidates, those with the highest min(start, end) probability (an untrained or low-threshold finder can
+otherwise propose tens of thousands of spans per page); the kept scores are in the group's
+``attrs["scores"]``. Candidates never cross a sentence end or a line break, and (``propose_pronouns``) every
+personal pronoun is a candidate whatever its score: a closed class the memory may still ignore.
+"""
+from typing import Callable, Iterable, Optional
+
+import numpy
+from spacy.language import Language
+from spacy.pipeline.span_finder import DEFAULT_SPAN_FINDER_MODEL, SpanFinder
+from spacy.tokens import Doc, SpanGroup
+from thinc.api import Model
+from thinc.types import Floats2d
+
+from .mention_attributes import PRONOUNS
+from .sentences import SENTENCE_FINAL
+
+CANDIDATES_KEY = "mention_candidates"
+
+
+@Language.factory(
+    "entmem_span_finder",
+    assigns=["doc.spans"],
+    default_config={
+        "threshold": 0.5,
+        "model": DEFAULT_SPAN_FINDER_MODEL,
+        "spans_key": CANDIDATES_KEY,
+        "max_length": 20,
+        "min_length": None,
+        "max_per_token": 0.4,
+        "propose_pronouns": True,
+        "scorer": {"@scorers": "spacy.span_finder_scorer.v1"},
+    },
+    default_score_weights={f"spans_{CANDIDATES_KEY}_f": 0.0, f"spans_{CANDIDATES_KEY}_p": 0.0,
+                           f"spans_{CANDIDATES_KEY}_r": 0.0},
+)
+def make_linear_span_finder(
+    nlp: Language, name: str, model: Model[Iterable[Doc], Floats2d], spans_key: str, threshold: float,
+    max_length: Optional[int], min_length: Optional[int], max_per_token: float, scorer: Optional[Callable],
+    propose_pronouns: bool = True,
+) -> "LinearSpanFinder":
+    if max_length is None:
+        raise ValueError(f"[spacy-entmem] {name}: max_length must be set (a number of tokens); without it "
+                         "the number of proposed spans grows with the square of the document length")
+    if max_per_token <= 0:
+        raise ValueError(f"[spacy-entmem] {name}: max_per_token must be > 0, got {max_per_token}")
+    finder = LinearSpanFinder(nlp, model, name, spans_key=spans_key, threshold=threshold, max_length=max_length,
+                              min_length=min_length, scorer=scorer)
+    finder.cfg["max_per_token"] = max_per_token
+    finder.cfg["propose_pronouns"] = propose_pronouns
+    return finder
+
+
+SCORER_ROWS = 20000
+
+
+def boundary_scores(doc_scores: numpy.ndarray, pairs) -> numpy.ndarray:
+    """min(start probability, end probability) of each (start, end) pair (inclusive end)."""
+    index = numpy.asarray(pairs, dtype="int64").reshape(-1, 2)
+    return numpy.minimum(doc_scores[index[:, 0], 0], doc_scores[index[:, 1], 1]).astype("float32")
+
+
+def candidate_pairs(starts: numpy.ndarray, ends: numpy.ndarray, segment: numpy.ndarray, shortest: int,
+                    longest: Optional[int]) -> numpy.ndarray:
+    """(P, 2) int64 (start, inclusive end) of every start paired with every end ``shortest``..``longest``
+    tokens on, inside one segment (never across a sentence boundary or a line break), ordered by start then
+    end. ``starts`` and ``ends`` are sorted token indices; the pairing is vectorised (binary search per
+    start), so its cost and memory are linear in the number of pairs."""
+    lo = numpy.searchsorted(ends, starts + shortest - 1, side="left")
+    hi = numpy.searchsorted(ends, starts + longest - 1, side="right") if longest is not None else \
+        numpy.full(len(starts), len(ends))
+    counts = numpy.maximum(hi - lo, 0)
+    first = numpy.repeat(lo - (numpy.cumsum(counts) - counts), counts)
+    pair_starts = numpy.repeat(starts, counts).astype("int64")
+    pair_ends = ends[first + numpy.arange(int(counts.sum()))].astype("int64")
+    same = (segment[pair_starts] == segment[pair_ends]) & (segment[pair_starts] >= 0)
+    return numpy.stack([pair_starts[same], pair_ends[same]], axis=1).reshape(-1, 2)
+
+
+def mention_segments(doc: Doc) -> numpy.ndarray:
+    """(len(doc),) a segment id per token such that tokens i..j may form a candidate iff
+    ``segment[i] == segment[j] >= 0``. Segments end at sentence starts (when the doc has them; else after
+    '.', '!' or '?'); a token that holds a line break or is only white space gets -1 and splits segments."""
+    has_sentences = doc.has_annotation("SENT_START")
+    segments = numpy.zeros(len(doc), dtype="int64")
+    running = 0
+    for i, token in enumerate(doc):
+        if i and (token.is_sent_start if has_sentences else doc[i - 1].text in SENTENCE_FINAL):
+            running += 1
+        if "\n" in token.text or token.is_space:
+            segments[i] = -1
+            running += 1
+        else:
+            segments[i] = running
+    return segments
+
+
+class LinearSpanFinder(SpanFinder):
+    """``span_finder`` whose start/end pairing visits only ends within ``max_length`` of each start.
+
+    A training doc whose reference has no ``spans_key`` group (a GAP paragraph, say) gives no boundary
+    loss: its mentions are unknown, not absent (spaCy's span_finder would teach "no mention here").
+    """
+
+    def _get_aligned_truth_scores(self, examples, ops):
+        examples = list(examples)
+        truths, masks = super()._get_aligned_truth_scores(examples, ops)
+        offset = 0
+        for eg in examples:
+            n_tokens = len(eg.predicted)
+            if self.cfg["spans_key"] not in eg.reference.spans:
+                masks[offset: offset + n_tokens] = 0
+            offset += n_tokens
+        return truths, masks
+
+    def predict(self, docs: Iterable[Doc]):
+        """spaCy's prediction, with the per-token scorer run over at most ``SCORER_ROWS`` tokens at a time
+        (it has no context across tokens: identical scores, and its activations no longer grow with a long
+        document: +2.8 GB at 1M tokens before)."""
+        docs = list(docs)
+        if sum(len(doc) for doc in docs) <= SCORER_ROWS:
+            return super().predict(docs)
+        vectors = self.model.ops.flatten(self.model.get_ref("tok2vec").predict(docs))
+        scorer = self.model.get_ref("scorer")
+        return self.model.ops.xp.concatenate([scorer.predict(vectors[i: i + SCORER_ROWS])
+                                              for i in range(0, len(vectors), SCORER_ROWS)])
+
+    def from_disk(self, path, *, exclude=tuple()) -> "LinearSpanFinder":
+        settings = dict(self.cfg)  # from the config, overrides given to spacy.load included
+        super().from_disk(path, exclude=exclude)
+        self.cfg.update(settings)  # no training state in this cfg: the config wins (pipeline/settings.py)
+        return self
+
+    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()) -> "LinearSpanFinder":
+        settings = dict(self.cfg)
+        super().from_bytes(bytes_data, exclude=exclude)
+        self.cfg.update(settings)
+        return self
+
+    def set_annotations(self, docs: Iterable[Doc], scores: Floats2d) -> None:
+        scores = self.model.ops.to_numpy(scores)
+        threshold = self.cfg["threshold"]
+        shortest = self.cfg["min_length"] or 1
+        longest = self.cfg["max_length"]
+        offset = 0
+        for doc in docs:
+            doc_scores = scores[offset: offset + len(doc)]
+            starts = numpy.flatnonzero(doc_scores[:, 0] >= threshold)
+            ends = numpy.flatnonzero(doc_scores[:, 1] >= threshold)
+            pairs = candidate_pairs(starts, ends, mention_segments(doc), shortest, longest)
+            pair_scores = boundary_scores(doc_scores, pairs)
+            limit = max(1, int(self.cfg.get("max_per_token", 0.4) * len(doc)))
+            if len(pairs) > limit:  # keep the best, in their original order
+                pairs = pairs[numpy.sort(numpy.argpartition(-pair_scores, limit - 1)[:limit])]
+            if self.cfg.get("propose_pronouns", False):  # a closed class: every personal pronoun is a candidate
+                single = set(pairs[pairs[:, 0] == pairs[:, 1], 0].tolist())
+                extra = [t.i for t in doc if t.lower_ in PRONOUNS and t.i not in single]
+                pairs = numpy.concatenate([pairs, numpy.repeat(numpy.asarray(extra, dtype="int64")[:, None], 2, 1)])
+                pairs = pairs[numpy.lexsort((pairs[:, 1], pairs[:, 0]))]
+            pair_scores = boundary_scores(doc_scores, pairs)
+            doc.spans[self.cfg["spans_key"]] = SpanGroup(
+                doc, name=self.cfg["spans_key"], spans=[doc[s: e + 1] for s, e in pairs.tolist()],
+                attrs={"scores": [round(float(x), 4) for x in pair_scores]},
+            )
+            offset += len(doc)

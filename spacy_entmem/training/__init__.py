@@ -1,0 +1,1 @@
+"""Training support: targets read from reference docs, spaCy training callbacks and loggers, sweeps."""

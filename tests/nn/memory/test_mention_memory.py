@@ -1,0 +1,177 @@
+"""The teacher-forced mention memory: gold actions in training, greedy decisions fed back at inference,
+bounded cells with least-recently-used eviction, symbolic pair features."""
+import numpy
+import pytest
+import torch
+
+from spacy_entmem.pipeline.memory_log import step_entities
+from spacy_entmem.nn.memory.mention_memory import (
+    COREF, IGNORE, OVERWRITE, CellState, MentionMemory, action_loss,
+)
+
+N_ATTRS = 7
+
+
+def _attributes(rows):
+    """(1, M, 7) from per-candidate (norm, head, pronoun, gender, number, quoted, proper)."""
+    return torch.tensor([rows], dtype=torch.int64)
+
+
+def _plain(m):
+    return _attributes([(-1, -1, 0, 0, 0, 0, 0)] * m)
+
+
+@pytest.fixture
+def memory():
+    torch.manual_seed(0)
+    return MentionMemory(input_width=6, hidden_width=8, n_cells=2, mlp_width=8, dropout=0.0, feature_width=4)
+
+
+def _inputs(m=6, t=12):
+    spans = torch.tensor([[[i * 2, i * 2 + 1] for i in range(m)]])
+    return torch.randn(1, t, 6), torch.tensor([t]), spans, torch.tensor([m])
+
+
+def test_training_follows_the_gold_actions_and_evicts_the_least_recently_used_cell(memory):
+    X, lengths, spans, n = _inputs()
+    #          A   -   B   C (evicts A: LRU)  B   A (forgotten: a new entity)
+    clusters = torch.tensor([[0, -1, 1, 2, 1, 0]])
+    out = memory.train()(X, lengths, spans, n, _plain(6), clusters)
+    assert out.actions.tolist() == [[OVERWRITE, IGNORE, OVERWRITE, OVERWRITE, COREF, OVERWRITE]]
+    assert out.cells.tolist() == [[0, -1, 1, 0, 1, 0]]
+    assert out.gold_logprob.shape == (1, 6) and torch.all(out.gold_logprob <= 0)
+    loss = action_loss(out)
+    assert float(loss.detach()) == pytest.approx(float(-out.gold_logprob.detach().mean()), rel=1e-6)
+
+
+def test_the_loss_trains_every_parameter(memory):
+    X, lengths, spans, n = _inputs()
+    attrs = _attributes([(0, 0, 0, 0, 0, 0, 1), (-1, -1, 4, 2, 1, 1, 0), (1, 1, 0, 1, 0, 0, 1),
+                         (0, 0, 0, 0, 0, 0, 1), (-1, -1, 4, 2, 1, 0, 0), (2, 2, 0, 0, 0, 0, 0)])
+    out = memory.train()(X, lengths, spans, n, attrs, torch.tensor([[0, 0, 1, 0, -1, 2]]))
+    action_loss(out).backward()
+    for name, parameter in memory.named_parameters():
+        assert parameter.grad is not None and torch.any(parameter.grad != 0), name
+
+
+def test_inference_decisions_are_the_memory_contents_step_by_step(memory):
+    X, lengths, spans, n = _inputs(m=8, t=16)
+    memory.eval()
+    memory.ignore_bias, memory.new_entity_bias = -50.0, 0.0  # every candidate is a mention
+    with torch.no_grad():
+        out = memory(X, lengths, spans, n, _plain(8))
+    actions, cells = out.actions[0].numpy(), out.cells[0].numpy()
+    assert set(actions.tolist()) <= {OVERWRITE, COREF} and actions[0] == OVERWRITE
+    # replay the decisions on a fresh cell state: a COREF step always names a cell holding an entity, and the
+    # entity decoded for each step is the one the cell holds at that moment
+    state = CellState(1, 2)
+    entities = step_entities(actions, cells)
+    for t, (action, cell) in enumerate(zip(actions, cells)):
+        if action == COREF:
+            assert state.entity[0, cell] >= 0
+            assert entities[t] == entities[max(s for s in range(t) if cells[s] == cell)]
+        state.apply(numpy.array([action]), numpy.array([cell]), numpy.full((1, 7), -1), numpy.array([t]), 0.98,
+                    numpy.array([True]))
+        assert state.entity[0, cell] >= 0
+
+
+def test_decision_offsets_move_the_argmax(memory):
+    X, lengths, spans, n = _inputs()
+    memory.eval()
+    with torch.no_grad():
+        memory.ignore_bias, memory.new_entity_bias = 50.0, 0.0
+        assert memory(X, lengths, spans, n, _plain(6)).actions.tolist() == [[IGNORE] * 6]
+        memory.ignore_bias, memory.new_entity_bias = -50.0, 50.0
+        out = memory(X, lengths, spans, n, _plain(6))
+    assert out.actions.tolist() == [[OVERWRITE] * 6]
+    assert out.cells.tolist() == [[0, 1, 0, 1, 0, 1]]  # empty cells first, then least recently used
+
+
+def test_padding_and_later_candidates_change_nothing_before_them(memory):
+    memory.eval()
+    X, lengths, spans, n = _inputs(m=6, t=12)
+    with torch.no_grad():
+        alone = memory(X[:, :8], torch.tensor([8]), spans[:, :4], torch.tensor([4]), _plain(4))
+        longer = torch.cat([X, torch.randn(1, 12, 6)], dim=1)
+        batch = memory(torch.cat([torch.nn.functional.pad(X[:, :8], (0, 0, 0, 16)), longer]),
+                       torch.tensor([8, 24]), torch.cat([torch.cat([spans[:, :4], spans[:, 3:4].repeat(1, 2, 1)], 1),
+                                                         spans]), torch.tensor([4, 6]),
+                       torch.cat([_plain(6), _plain(6)]))
+        later = memory(X, lengths, spans, n, _plain(6))
+    assert torch.allclose(alone.coref[0], batch.coref[0, :4], atol=1e-6)
+    assert alone.actions[0].tolist() == batch.actions[0, :4].tolist() == later.actions[0, :4].tolist()
+    assert torch.allclose(alone.entity[0], later.entity[0, :4], atol=1e-6)
+
+
+def test_pair_features_see_string_matches_and_agreement():
+    state = CellState(1, 3)
+    # cell 0: "Mr. Darcy" (norm 5, head 6, masculine, proper); cell 1: "she" (feminine pronoun)
+    state.apply(numpy.array([OVERWRITE]), numpy.array([0]), numpy.array([[5, 6, 0, 1, 0, 0, 1]]), numpy.array([2]),
+                0.98, numpy.array([True]))
+    state.apply(numpy.array([OVERWRITE]), numpy.array([1]), numpy.array([[-1, -1, 5, 2, 1, 0, 0]]), numpy.array([4]),
+                0.98, numpy.array([True]))
+    every_cell = (numpy.zeros(3, dtype="int64"), numpy.arange(3))
+    darcy = state.pair_features(numpy.array([[5, 6, 0, 0, 0, 0, 1]]), numpy.array([10]), *every_cell)
+    assert darcy[0, 0] == 2 and darcy[1, 0] == 1 and darcy[2, 0] == 0  # match; no match; empty cell: n/a
+    assert darcy[0, 1] == 2
+    he = state.pair_features(numpy.array([[-1, -1, 4, 1, 1, 0, 0]]), numpy.array([10]), *every_cell)
+    assert he[0, 2] == 1 and he[1, 2] == 2  # gender agrees with Darcy, not with "she"
+    assert he[1, 4] == 2 and he[0, 4] == 3  # another pronoun class than "she"; Darcy's last mention is no pronoun
+    assert he[1, 7] == 0 and he[0, 7] == 1  # recency rank: "she" is the most recent
+
+
+def test_partial_annotation_constrains_only_the_annotated_mentions():
+    from spacy_entmem.nn.memory.mention_memory import SOME_OTHER_ENTITY, UNKNOWN, allowed_actions
+
+    state = CellState(1, 4)
+    cell_cluster = numpy.full((1, 4), -1)
+    # cell 0: an unannotated entity; cell 1: annotated cluster 0 (A); cell 2: annotated cluster 1 (B)
+    for cell, code in ((0, -1), (1, 0), (2, 1)):
+        state.apply(numpy.array([OVERWRITE]), numpy.array([cell]), numpy.full((1, 7), -1), numpy.array([cell]),
+                    0.98, numpy.array([True]))
+        cell_cluster[0, cell] = code
+    partial = numpy.array([True])
+
+    def allowed(code):
+        mask, supervised = allowed_actions(state, numpy.array([code]), cell_cluster, partial)
+        return mask[0].tolist(), bool(supervised[0])
+
+    # the pronoun of A joins A's cell, nothing else
+    assert allowed(0) == ([False, False, False, True, False, False], True)
+    # a pronoun that is neither A's nor B's: a new entity or the unannotated entity, never A or B
+    assert allowed(SOME_OTHER_ENTITY) == ([False, True, True, False, False, False], True)
+    # an unannotated candidate: anything, no loss
+    assert allowed(UNKNOWN) == ([True] * 6, False)
+    # a known cluster seen for the first time (an earlier mention may have gone unannotated)
+    assert allowed(5) == ([False, True, True, False, False, False], True)
+    # in a fully annotated document the same cluster has exactly one gold action
+    full, _ = allowed_actions(state, numpy.array([5]), cell_cluster, numpy.array([False]))
+    assert full[0].tolist() == [False, True, False, False, False, False]
+
+
+def test_partial_documents_train_on_the_pronoun_decision(memory):
+    from spacy_entmem.nn.memory.mention_memory import UNKNOWN
+
+    X, lengths, spans, n = _inputs()
+    # pronoun (step 0) before A (step 2): cataphora; B at step 3; the others unannotated
+    codes = torch.tensor([[0, UNKNOWN, 0, 1, UNKNOWN, UNKNOWN]])
+    out = memory.train()(X, lengths, spans, n, _plain(6), codes, torch.tensor([True]))
+    assert out.supervised_steps == 3
+    assert out.actions[0, 2] == COREF and out.cells[0, 2] == out.cells[0, 0]  # A joins its pronoun's entity
+    assert out.cells[0, 3] != out.cells[0, 0]  # B never joins A's entity
+    action_loss(out).backward()
+    assert torch.isfinite(memory.mention_mlp[0].weight.grad).all()
+
+
+def test_disabled_pair_features_no_longer_reach_the_scores(memory):
+    from spacy_entmem.nn.memory.mention_memory import PAIR_FEATURE_NAMES
+
+    X, lengths, spans, n = _inputs(m=3, t=6)
+    same = _attributes([(0, 0, 0, 0, 0, 0, 1)] * 3)  # the same name three times: exact and head match
+    other = _attributes([(0, 0, 0, 0, 0, 0, 1), (1, 1, 0, 0, 0, 0, 1), (2, 2, 0, 0, 0, 0, 1)])
+    memory.eval()
+    memory.ignore_bias = -50.0  # every candidate is a mention, so later ones are compared with cells
+    with torch.no_grad():
+        assert not torch.allclose(memory(X, lengths, spans, n, same).coref, memory(X, lengths, spans, n, other).coref)
+        memory.disabled_pair_features = tuple(range(len(PAIR_FEATURE_NAMES)))
+        assert torch.allclose(memory(X, lengths, spans, n, same).coref, memory(X, lengths, spans, n, other).coref)

@@ -1,0 +1,223 @@
+"""The entity_memory component with the teacher-forced mention memory (spacy_entmem.MentionMemory.v1)."""
+import numpy
+import pytest
+import spacy
+from spacy.tokens import Doc
+from spacy.training import Example
+
+from spacy_entmem.evaluation.coref_evaluate import redecode
+from spacy_entmem.evaluation.scorers import score_entity_memory
+from spacy_entmem.pipeline.span_proposals import CANDIDATES_KEY
+from spacy_entmem.maintainer import app as maintainer_app
+
+from ..conftest import TINY_TOK2VEC, train_pipeline
+from .test_entity_memory_spans import _clusters, litbank_piece, span_pipeline  # noqa: F401 (fixture)
+
+MENTION_MODEL = {
+    "@architectures": "spacy_entmem.MentionMemory.v1",
+    "hidden_width": 32, "mlp_width": 32, "n_cells": 8, "max_span_width": 8, "width_embedding": 4,
+    "feature_width": 4, "dropout": 0.0,
+    "tok2vec": {"@architectures": "spacy.Tok2VecListener.v1", "width": 32, "upstream": "*"},
+}
+
+
+def mention_pipeline(**component_config):
+    return span_pipeline(model=MENTION_MODEL, **component_config)
+
+
+@pytest.fixture(scope="module")
+def mention_nlp(litbank_piece):  # noqa: F811
+    spacy.util.fix_random_seed(0)
+    nlp = mention_pipeline(negatives_per_token=0.0)
+    examples = [Example(nlp.make_doc(litbank_piece.text), litbank_piece)]
+    nlp.losses = train_pipeline(nlp, examples, steps=40, learn_rate=0.01)
+    return nlp
+
+
+def _with_gold_candidates(nlp, reference):
+    """Run the pipeline up to the memory with the gold mentions as the candidates."""
+    doc = Doc(nlp.vocab, words=[t.text for t in reference], spaces=[bool(t.whitespace_) for t in reference])
+    doc = nlp.get_pipe("tok2vec")(doc)
+    doc.spans[CANDIDATES_KEY] = [doc[s.start: s.end] for s in reference.spans[CANDIDATES_KEY]]
+    return nlp.get_pipe("entity_memory")(doc)
+
+
+def test_training_lowers_the_loss_and_the_memory_learns_the_clusters(mention_nlp, litbank_piece):  # noqa: F811
+    losses = mention_nlp.losses
+    assert losses[-1] < 0.3 * losses[0]
+    doc = _with_gold_candidates(mention_nlp, litbank_piece)
+    scores = score_entity_memory([Example(doc, litbank_piece)])
+    assert scores["coref_lea_f"] > 0.7, scores["coref_lea_f"]
+    log = doc._.entity_memory_log
+    assert log["action"].dtype == numpy.int8 and len(log["action"]) == len(log["spans"])
+
+
+def test_clusters_are_the_decisions_taken_in_the_loop(mention_nlp, litbank_piece):  # noqa: F811
+    doc = _with_gold_candidates(mention_nlp, litbank_piece)
+    from spacy_entmem.pipeline.memory_log import decode_span_mentions, group_clusters
+
+    log = doc._.entity_memory_log
+    mentions = decode_span_mentions(log["action"], log["cell"], log["spans"])
+    expected = sorted(sorted(c) for c in group_clusters(mentions) if len(c) > 1)
+    assert _clusters(doc) == expected
+
+
+def test_decision_settings_change_the_clusters_and_round_trip(mention_nlp, litbank_piece, tmp_path):  # noqa: F811
+    doc = _with_gold_candidates(mention_nlp, litbank_piece)
+    redecode(mention_nlp, [doc], entity_threshold=1.0, new_entity_bias=1.0)
+    assert len(doc.spans["coref_mentions"]) == 0  # IGNORE wins everywhere
+    redecode(mention_nlp, [doc], entity_threshold=0.5, new_entity_bias=1.0)
+    before = _clusters(doc)
+    mention_nlp.to_disk(tmp_path / "nlp")
+    loaded = spacy.load(tmp_path / "nlp")
+    assert _clusters(_with_gold_candidates(loaded, litbank_piece)) == before
+
+
+def test_docs_without_full_clusters_train_without_loss(litbank_piece):  # noqa: F811
+    nlp = mention_pipeline()
+    ref = nlp.make_doc("Anna met Bob . She smiled .")  # no coref_clusters_N groups at all
+    examples = [Example(nlp.make_doc(litbank_piece.text), litbank_piece), Example(nlp.make_doc(ref.text), ref)]
+    optimizer = nlp.initialize(lambda: examples)
+    losses = {}
+    nlp.update(examples, sgd=optimizer, losses=losses)
+    alone = {}
+    nlp.update(examples[1:], sgd=optimizer, losses=alone)
+    assert losses["entity_memory"] > 0 and alone["entity_memory"] == 0
+
+
+def test_invalid_mention_memory_config_names_the_setting():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("tok2vec", config=TINY_TOK2VEC)
+    with pytest.raises(ValueError, match="n_cells must be at least 1, got 0.*feature_width must be at least 1"):
+        nlp.add_pipe("entity_memory", config={"model": {**MENTION_MODEL, "n_cells": 0, "feature_width": 0}})
+
+
+def test_coref_evaluate_reports_the_floors_and_reuses_chosen_decisions(mention_nlp, litbank_piece, tmp_path):  # noqa: F811
+    import json
+
+    from spacy.tokens import DocBin
+    from typer.testing import CliRunner
+
+    from spacy_entmem.cli import app
+    from spacy_entmem.evaluation.coref_evaluate import FORCED_BIASES, FORCED_THRESHOLDS, gold_clusters
+    from spacy_entmem.evaluation.coref_metrics import CorefScorer
+    from spacy_entmem.evaluation.rule_baseline import string_match_clusters
+
+    corpus = tmp_path / "gold.spacy"
+    DocBin(docs=[litbank_piece], store_user_data=True).to_disk(corpus)
+    mention_nlp.to_disk(tmp_path / "model")
+    result = CliRunner().invoke(app, ["coref-evaluate", str(tmp_path / "model"), str(corpus), "--output-dir",
+                                      str(tmp_path / "out"), "--name", "dev", "--select-on", str(corpus)])
+    assert result.exit_code == 0, result.output
+    assert "rule, our mentions" in result.output and "mention detection P" in result.output
+    scores = json.loads((tmp_path / "out" / "dev.json").read_text())
+    assert scores["entity_threshold"] in FORCED_THRESHOLDS and scores["new_entity_bias"] in FORCED_BIASES
+    key = gold_clusters(litbank_piece)
+    direct = CorefScorer(True)
+    direct.add(key, string_match_clusters([t.text for t in litbank_piece], [m for c in key for m in c]))
+    assert scores["baselines"]["rule_gold_mentions"]["lea_f"] == pytest.approx(direct.scores()["lea_f"])
+    assert scores["gold_mentions"] == len({m for c in key for m in c})
+    assert 0 <= scores["mention_p"] <= 1 and 0 <= scores["candidate_r"] <= 1
+    again = CliRunner().invoke(app, ["coref-evaluate", str(tmp_path / "model"), str(corpus), "--output-dir",
+                                     str(tmp_path / "out"), "--name", "test", "--decisions-from",
+                                     str(tmp_path / "out" / "dev.json")])
+    assert again.exit_code == 0, again.output
+    reused = json.loads((tmp_path / "out" / "test.json").read_text())
+    assert (reused["entity_threshold"], reused["new_entity_bias"]) == (scores["entity_threshold"],
+                                                                       scores["new_entity_bias"])
+    assert reused["coref_lea_f"] == pytest.approx(scores["coref_lea_f"])
+
+
+def test_negative_candidates_change_between_epochs_reproducibly(litbank_piece):  # noqa: F811
+    def draws():
+        nlp = mention_pipeline(negatives_per_token=0.05)
+        eg = Example(nlp.make_doc(litbank_piece.text), litbank_piece)
+        eg.predicted.spans[CANDIDATES_KEY] = [eg.predicted[i: i + 1] for i in range(len(eg.predicted))]
+        memory = nlp.get_pipe("entity_memory")
+        return [{tuple(s) for s in memory.training_candidates(eg).tolist()} for _ in range(2)]
+
+    first, second = draws()
+    assert first != second  # another sample of negatives each epoch
+    assert draws() == [first, second]  # the same sequence in every run
+
+
+def test_gold_is_read_under_the_configured_cluster_prefix(litbank_piece):  # noqa: F811
+    nlp = mention_pipeline(cluster_prefix="entities")
+    ref = litbank_piece.copy()
+    for key in [k for k in ref.spans if k.startswith("coref_clusters_")]:
+        ref.spans[key.replace("coref_clusters", "entities")] = ref.spans.pop(key)
+    eg = Example(nlp.make_doc(ref.text), ref)
+    docs, spans, clusters, partial = nlp.get_pipe("entity_memory")._teacher_forced_batch([eg])
+    assert partial == [False]
+    assert (clusters[0] >= 0).sum() == len({(s.start, s.end) for s in ref.spans["mention_candidates"]})
+
+
+def test_gap_paragraphs_train_the_pronoun_decision(gap_validation_docs):
+    nlp = mention_pipeline()
+    examples = [Example(nlp.make_doc(doc.text), doc) for doc in gap_validation_docs[:6]]
+    memory = nlp.get_pipe("entity_memory")
+    docs, spans, codes, partial = memory._teacher_forced_batch(examples)
+    assert partial == [True] * 6
+    for doc, s, c in zip(gap_validation_docs[:6], spans, codes):
+        group = doc.spans["gap"]
+        labelled = {span.label_: (span.start, span.end) for span in group}
+        by_span = dict(zip(map(tuple, s.tolist()), c.tolist()))
+        assert by_span[labelled["A"]] == 0 and by_span[labelled["B"]] == 1
+        expected = 0 if group.attrs["A_coref"] else 1 if group.attrs["B_coref"] else -3
+        assert by_span[labelled["PRONOUN"]] == expected
+    optimizer = nlp.initialize(lambda: examples)
+    losses = {}
+    nlp.update(examples, sgd=optimizer, losses=losses)
+    assert 0 < losses["entity_memory"] < float("inf")
+
+
+def test_finder_threshold_selection_and_a_checked_ship(mention_nlp, litbank_piece, tmp_path):  # noqa: F811
+    import json
+
+    from spacy.tokens import DocBin
+    from typer.testing import CliRunner
+
+    from spacy_entmem.evaluation.coref_evaluate import select_finder_settings
+
+    corpus = tmp_path / "gold.spacy"
+    DocBin(docs=[litbank_piece], store_user_data=True).to_disk(corpus)
+    best, tried = select_finder_settings(mention_nlp, corpus, thresholds=(0.1, 0.9), caps=(0.2, 1.0))
+    assert set(tried) == {(0.1, 0.2), (0.1, 1.0), (0.9, 0.2), (0.9, 1.0)} and tried[best] == max(tried.values())
+    finder = mention_nlp.get_pipe("span_finder")
+    assert (finder.cfg["threshold"], finder.cfg["max_per_token"]) == best
+    mention_nlp.get_pipe("span_finder").cfg["threshold"] = 0.3
+    mention_nlp.to_disk(tmp_path / "trained")
+    decisions = tmp_path / "chosen.json"
+    decisions.write_text(json.dumps({"entity_threshold": 0.6, "new_entity_bias": 1.4, "finder_threshold": 0.15,
+                                     "finder_max_per_token": 1.2}))
+    target = tmp_path / "shipped"
+    result = CliRunner().invoke(maintainer_app, ["ship-default", str(tmp_path / "trained"), "--target", str(target),
+                                      "--decisions-from", str(decisions)])
+    assert result.exit_code == 0, result.output
+    shipped = spacy.load(target)
+    assert shipped.get_pipe("span_finder").cfg["threshold"] == 0.15
+    assert shipped.get_pipe("span_finder").cfg["max_per_token"] == 1.2
+    assert shipped.get_pipe("entity_memory").cfg["new_entity_bias"] == 1.4
+    # a source that does not load leaves the shipped pipeline as it was
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "config.cfg").write_text("[nlp]\nlang = \"xx-nope\"\n")
+    (broken / "meta.json").write_text("{}")
+    result = CliRunner().invoke(maintainer_app, ["ship-default", str(broken), "--target", str(target)])
+    assert result.exit_code == 1 and "left as it was" in " ".join(result.output.split())
+    assert spacy.load(target).get_pipe("span_finder").cfg["threshold"] == 0.15
+    assert not (tmp_path / "shipped.staging").exists()
+
+
+def test_disabled_pair_features_are_validated_and_reach_the_memory(mention_nlp, litbank_piece):  # noqa: F811
+    from spacy_entmem.models.memory import torch_memory
+
+    with pytest.raises(ValueError, match=r"disabled_pair_features \['distance'\] are not pair features.*token distance"):
+        mention_pipeline(disabled_pair_features=["distance"])
+    memory = mention_nlp.get_pipe("entity_memory")
+    memory.cfg["disabled_pair_features"] = ["token distance", "head match"]
+    _with_gold_candidates(mention_nlp, litbank_piece)
+    assert torch_memory(memory.model).disabled_pair_features == (5, 1)
+    memory.cfg["disabled_pair_features"] = []
+    _with_gold_candidates(mention_nlp, litbank_piece)
+    assert torch_memory(memory.model).disabled_pair_features == ()

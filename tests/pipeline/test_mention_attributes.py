@@ -1,0 +1,30 @@
+"""Symbolic attributes of candidate mentions: one row per candidate, columns as the memory reads them."""
+import spacy
+
+from spacy_entmem.pipeline.mention_attributes import (
+    FEMININE, MASCULINE, PRONOUN_CLASS, SINGULAR, UNKNOWN, StringIds, mention_attributes,
+)
+from spacy_entmem.nn.memory.mention_memory import (
+    ATTRIBUTE_FIELDS, GENDER, HEAD, N_PRONOUN_CLASSES, NORM, NUMBER, PRONOUN, PROPER, QUOTED,
+)
+
+
+def test_every_pronoun_class_fits_the_memory_embedding():
+    assert max(PRONOUN_CLASS.values()) < N_PRONOUN_CLASSES and min(PRONOUN_CLASS.values()) >= 1
+
+
+def test_rows_hold_strings_heads_pronouns_gender_quotation_and_proper_names():
+    doc = spacy.blank("en")('Mr. Darcy met the sister of Jane . " She smiled , " said the sister of Jane .')
+    #            Mr. Darcy  the sister of Jane  She     the sister of Jane
+    spans = [(0, 2), (3, 7), (9, 10), (14, 18)]
+    ids = StringIds()
+    rows = mention_attributes(doc, spans, ids)
+    assert rows.shape == (4, len(ATTRIBUTE_FIELDS)) and rows.dtype == "int64"
+    darcy, sister, she, sister_again = rows
+    assert darcy[GENDER] == MASCULINE and darcy[PROPER] == 1 and darcy[PRONOUN] == 0
+    assert sister[NORM] == sister_again[NORM] and sister[HEAD] == ids("sister")  # "the" dropped; head before "of"
+    assert sister[GENDER] == FEMININE and sister[QUOTED] == 0
+    assert she[PRONOUN] == PRONOUN_CLASS["she"] and she[NORM] == she[HEAD] == -1
+    assert she[GENDER] == FEMININE and she[NUMBER] == SINGULAR and she[QUOTED] == 1
+    assert mention_attributes(doc, [], ids).shape == (0, len(ATTRIBUTE_FIELDS))
+    assert mention_attributes(doc, [(11, 12)], ids)[0][GENDER] == UNKNOWN

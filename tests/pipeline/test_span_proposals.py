@@ -1,0 +1,150 @@
+import numpy
+import pytest
+import spacy
+from spacy.pipeline.span_finder import SpanFinder
+from spacy.training import Example
+
+
+def _finder(nlp, **config):
+    return nlp.add_pipe("entmem_span_finder", config=config)
+
+
+def test_same_spans_as_spacy_span_finder_in_linear_time():
+    nlp = spacy.blank("en")
+    finder = _finder(nlp, threshold=0.5, max_length=4, max_per_token=100.0)
+    doc = nlp.make_doc(" ".join(f"w{i}" for i in range(60)))
+    scores = numpy.random.default_rng(0).random((60, 2)).astype("float32")
+    finder.set_annotations([doc], scores)
+    ours = [(s.start, s.end) for s in doc.spans["mention_candidates"]]
+    reference = nlp.make_doc(doc.text)
+    SpanFinder.set_annotations(finder, [reference], scores)
+    assert ours == [(s.start, s.end) for s in reference.spans["mention_candidates"]]
+    assert ours and all(1 <= e - s <= 4 for s, e in ours)
+
+
+def test_candidates_are_capped_per_token_keeping_the_best():
+    nlp = spacy.blank("en")
+    finder = _finder(nlp, threshold=0.0, max_length=3, max_per_token=0.5)
+    doc = nlp.make_doc(" ".join(f"w{i}" for i in range(10)))
+    scores = numpy.full((10, 2), 0.1, dtype="float32")
+    scores[2, 0] = scores[3, 1] = 0.9  # the best span is [2, 4)
+    finder.set_annotations([doc], scores)
+    group = doc.spans["mention_candidates"]
+    assert len(group) == 5
+    assert (2, 4) in [(s.start, s.end) for s in group]
+    assert max(group.attrs["scores"]) == pytest.approx(0.9)
+
+
+def test_docs_without_gold_mentions_give_no_boundary_loss():
+    nlp = spacy.blank("en")
+    finder = _finder(nlp, max_length=5)
+    gold = nlp.make_doc("Anna saw Bob")
+    gold.spans["mention_candidates"] = [gold[0:1]]
+    unknown = nlp.make_doc("He left")
+    examples = [Example(nlp.make_doc(gold.text), gold), Example(nlp.make_doc(unknown.text), unknown)]
+    truths, masks = finder._get_aligned_truth_scores(examples, finder.model.ops)
+    assert masks[:3].sum() == 6 and masks[3:].sum() == 0
+    assert truths[0].tolist() == [1.0, 1.0]
+
+
+def test_invalid_settings_are_refused():
+    with pytest.raises(ValueError, match="max_length must be set"):
+        _finder(spacy.blank("en"), max_length=None)
+    with pytest.raises(ValueError, match="max_per_token must be > 0"):
+        _finder(spacy.blank("en"), max_per_token=0)
+
+
+def test_candidates_never_cross_a_sentence_end_or_a_line_break():
+    nlp = spacy.blank("en")
+    finder = _finder(nlp, threshold=0.0, max_length=6, max_per_token=100.0)
+    doc = nlp.make_doc("Mr. Darcy came . He\n\nsaw Jane")
+    scores = numpy.ones((len(doc), 2), dtype="float32")  # every start and end proposed
+    finder.set_annotations([doc], scores)
+    spans = [(s.start, s.end) for s in doc.spans["mention_candidates"]]
+    texts = {doc[s:e].text for s, e in spans}
+    assert "Mr. Darcy" in texts and "He" in texts and "saw Jane" in texts
+    assert all("\n" not in doc[s:e].text for s, e in spans)
+    assert not any(s <= 3 < e - 1 for s, e in spans)  # nothing runs on past "."
+    # with parsed sentences the doc's own boundaries count
+    sentenced = nlp.make_doc("Anna saw Bob he left")
+    sentenced[3].is_sent_start = True
+    for token in sentenced:
+        if token.i != 3:
+            token.is_sent_start = token.i == 0
+    finder.set_annotations([sentenced], numpy.ones((5, 2), dtype="float32"))
+    assert all(e <= 3 or s >= 3 for s, e in ((x.start, x.end) for x in sentenced.spans["mention_candidates"]))
+
+
+def test_personal_pronouns_are_always_candidates_unless_switched_off():
+    nlp = spacy.blank("en")
+    finder = _finder(nlp, threshold=0.5, max_length=4)
+    doc = nlp.make_doc("She said that he and Anna saw them")
+    scores = numpy.zeros((len(doc), 2), dtype="float32")
+    scores[5, 0] = scores[5, 1] = 0.9  # "Anna"
+    finder.set_annotations([doc], scores)
+    group = doc.spans["mention_candidates"]
+    assert [s.text for s in group] == ["She", "he", "Anna", "them"]
+    assert len(group.attrs["scores"]) == 4 and group.attrs["scores"][2] == pytest.approx(0.9)
+    # with several proposals each span keeps its own min(start, end) score
+    scores[0, 0], scores[0, 1] = 0.2, 0.3  # "She" now has boundary scores of its own
+    scores[1, 0] = scores[3, 1] = 0.8  # "said that he" (1, 4), alongside "Anna"
+    scores[2, 1] = 0.6  # "said that" (1, 3)
+    finder.set_annotations([doc], scores)
+    group = doc.spans["mention_candidates"]
+    expected = [min(scores[s.start, 0], scores[s.end - 1, 1]) for s in group]
+    assert [s.text for s in group] == ["She", "said that", "said that he", "he", "Anna", "them"]
+    assert group.attrs["scores"] == pytest.approx(expected, abs=1e-4)
+    quiet = _finder(spacy.blank("en"), threshold=0.5, max_length=4, propose_pronouns=False)
+    quiet.set_annotations([doc], scores)
+    assert [s.text for s in doc.spans["mention_candidates"]] == ["said that", "said that he", "Anna"]
+
+
+def test_every_candidate_keeps_its_own_score_when_pronouns_are_added():
+    nlp = spacy.blank("en")
+    finder = _finder(nlp, threshold=0.5, max_length=4, max_per_token=100.0)
+    doc = nlp.make_doc(" ".join("he" if i % 7 == 0 else f"w{i}" for i in range(80)))
+    scores = numpy.random.default_rng(0).random((80, 2)).astype("float32")
+    finder.set_annotations([doc], scores)
+    group = doc.spans["mention_candidates"]
+    assert sum(s.text == "he" for s in group) == 12  # every pronoun, proposed or not
+    expected = [min(scores[s.start, 0], scores[s.end - 1, 1]) for s in group]
+    assert group.attrs["scores"] == pytest.approx(expected, abs=1e-4)
+
+
+def test_candidate_pairs_equal_brute_force_pairing():
+    """The vectorised pairing gives every (start, end) within the length bounds and one segment, in order."""
+    import numpy
+
+    from spacy_entmem.pipeline.span_proposals import candidate_pairs
+
+    rng = numpy.random.default_rng(0)
+    for _ in range(50):
+        n = int(rng.integers(0, 60))
+        segment = numpy.cumsum(rng.random(n) < 0.15)
+        segment[rng.random(n) < 0.05] = -1
+        starts = numpy.flatnonzero(rng.random(n) < 0.4)
+        ends = numpy.flatnonzero(rng.random(n) < 0.4)
+        shortest, longest = int(rng.integers(1, 3)), [None, 4, 8][int(rng.integers(0, 3))]
+        expected = [(s, e) for s in starts for e in ends
+                    if e - s + 1 >= shortest and (longest is None or e - s + 1 <= longest)
+                    and segment[s] == segment[e] >= 0]
+        assert [tuple(p) for p in candidate_pairs(starts, ends, segment, shortest, longest).tolist()] == expected
+
+
+def test_scorer_in_row_chunks_gives_the_same_scores(monkeypatch):
+    """entmem_span_finder runs its per-token scorer over bounded row chunks: scores identical to one pass."""
+    from pathlib import Path
+
+    import numpy
+
+    import spacy_entmem
+    from spacy_entmem import span_proposals
+
+    nlp = spacy_entmem.load_default()
+    samples = sorted((Path(spacy_entmem.__file__).parent / "samples").glob("*.txt"))
+    text = " ".join(p.read_text(encoding="utf8") for p in samples) * 3
+    docs = list(nlp.get_pipe("tok2vec").pipe([nlp.make_doc(text), nlp.make_doc("Hi"), nlp.make_doc("")]))
+    finder = nlp.get_pipe("span_finder")
+    whole = finder.predict(docs)
+    monkeypatch.setattr(span_proposals, "SCORER_ROWS", 97)
+    assert numpy.array_equal(finder.predict(docs), whole)
