@@ -168,6 +168,49 @@ def coref_evaluate(
              f"wrote {output_dir / name}.json, .gold.conll, .pred.conll")
 
 
+@app.command("lm-evaluate")
+def lm_evaluate(
+    model: str = typer.Argument(..., help="Pipeline directory with an entity_lm_scorer"),
+    corpus: List[Path] = typer.Argument(..., exists=True, dir_okay=False,
+                                        help=".spacy files with coref_clusters_N gold (evaluated together)"),
+    output: Path = typer.Option(..., help="Write the result here (JSON)"),
+    batch_size: int = typer.Option(8, help="Documents per batch"),
+) -> None:
+    """Perplexity of an entity language model by token group (all, reappearing entities, tokens following
+    entities, non-entities) and by position in the document, and its scoring speed (tokens/s)."""
+    from .evaluation.lm_evaluate import describe, evaluate_lm, read_docs, write_result
+
+    nlp = load_pipeline(model)
+    docs = [doc for path in corpus for doc in read_docs(nlp, path)]
+    result = {**describe(nlp), "model": model, "corpus": " + ".join(map(str, corpus)),
+              **evaluate_lm(nlp, docs, batch_size=batch_size)}
+    write_result(output, result)
+    ppl = result["perplexity"]
+    msg.good(f"perplexity {ppl['all']:.1f} (reappearing {ppl['reappearing']:.1f}, following "
+             f"{ppl['following']:.1f}, non-entities {ppl['non_entity']:.1f}); {result['tokens']['all']:,} tokens, "
+             f"{result['tokens_per_second']:,.0f} tokens/s; wrote {output}")
+
+
+@app.command("lm-table")
+def lm_table(
+    results: List[Path] = typer.Argument(..., exists=True, dir_okay=False, help="lm-evaluate JSON files"),
+    output: Path = typer.Option(..., help="Write the Markdown table here"),
+    plot: Optional[Path] = typer.Option(None, help="Also plot perplexity by position in the document (PNG)"),
+) -> None:
+    """Table 2 of the Dynamic Neural Text Model over variants (mean ± std over seeds), next to the paper."""
+    from .evaluation.lm_evaluate import group_table, read_results
+
+    found = read_results(results)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(group_table(found), encoding="utf8")
+    print(output.read_text(encoding="utf8"))
+    if plot is not None:
+        from .evaluation.plots import plot_lm_by_position
+
+        plot_lm_by_position(found, plot)
+        msg.good(f"wrote {plot}")
+
+
 @app.command("learning-curves")
 def learning_curves(
     log: Path = typer.Argument(..., exists=True, dir_okay=False, help="log.jsonl of spacy_entmem.TimedConsoleLogger.v1"),

@@ -103,3 +103,31 @@ def test_sweep_report_command(tmp_path):
     assert result.exit_code == 0, result.output
     assert "| PeTra | 62.0 (n=1) |" in (tmp_path / "results.md").read_text()
     assert (tmp_path / "validation_f1.png").exists()
+
+
+def test_lm_evaluate_and_lm_table(tmp_path):
+    """lm-evaluate writes perplexity by group and position; lm-table puts runs in one table with the paper."""
+    import json
+
+    from spacy.tokens import DocBin
+
+    from .pipeline.test_entity_lm_scorer import TEXTS, gold_doc, trained
+
+    nlp, _, _ = trained(steps=3)
+    nlp.to_disk(tmp_path / "lm")
+    DocBin(docs=[gold_doc(nlp, t, c) for t, c in TEXTS]).to_disk(tmp_path / "test.spacy")
+    result = runner.invoke(app, ["lm-evaluate", str(tmp_path / "lm"), str(tmp_path / "test.spacy"),
+                                 "--output", str(tmp_path / "a.json")])
+    assert result.exit_code == 0, result.output
+    scores = json.loads((tmp_path / "a.json").read_text())
+    assert scores["dynamic"] == "both" and scores["tokens"]["all"] == sum(len(t.split()) + 3 for t, _ in TEXTS)
+    assert scores["tokens"]["reappearing"] == 7 and len(scores["perplexity_by_position"]) == 10
+    result = runner.invoke(app, ["lm-table", str(tmp_path / "a.json"), "--output", str(tmp_path / "t.md"),
+                                 "--plot", str(tmp_path / "p.png")])
+    assert result.exit_code == 0, result.output
+    table = (tmp_path / "t.md").read_text()
+    assert "With dynamic input & output (D)" in table and "60.7 / 34.0 / 106.8 / 67.6" in table
+    assert (tmp_path / "p.png").stat().st_size > 1000
+    missing = runner.invoke(app, ["lm-evaluate", str(tmp_path / "lm"), str(tmp_path / "nope.spacy"),
+                                  "--output", str(tmp_path / "b.json")])
+    assert missing.exit_code != 0

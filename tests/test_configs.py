@@ -132,3 +132,16 @@ def test_transformer_windows_are_strided_and_the_memory_carries_across_them(mixe
     # without carry-over these would be bit-identical (same window outputs, same computation); any change
     # comes through the memory state carried from the first window
     assert numpy.abs(decisions[0] - decisions[1]).max() > 1e-6
+
+
+def test_dynamic_neural_text_model_config_trains_and_scores(mixed_corpus, tmp_path):
+    """configs/dntm.cfg: entity_lm_scorer alone, selected on dev perplexity; the GAP slice (no clusters) is
+    plain text to it."""
+    result = spacy_train(CONFIGS / "dntm.cfg", mixed_corpus, tmp_path, "--components.entity_lm_scorer.vocab_size",
+                         "500", "--components.entity_lm_scorer.model.hidden_width", "16")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "LM_TOKEN_PROB" in result.stdout
+    nlp = spacy.load(tmp_path / "model-last")
+    assert nlp.pipe_names == ["entity_lm_scorer"]
+    doc = nlp("Anna met her brother. She said he was late.")
+    assert doc._.perplexity > 1 and all(t._.lm_logprob is not None for t in doc)

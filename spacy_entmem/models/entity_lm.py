@@ -70,16 +70,30 @@ def lm_forward(model: Model, docs: List[LMDocument], is_train: bool):
 
 
 def pad_documents(docs: List[LMDocument]) -> LMBatch:
-    """(B, S, L) padded word ids, slots and mask."""
-    S = max((len(d.words) for d in docs), default=0)
+    """The documents as one padded batch of flat token sequences, with the sentence view the context
+    encoder reads (see ``LMBatch``)."""
+    T = max((sum(len(w) for w in d.words) for d in docs), default=0)
+    words = numpy.zeros((len(docs), T), dtype="int64")
+    slots = numpy.full((len(docs), T), -1, dtype="int64")
+    sentence = numpy.zeros((len(docs), T), dtype="int64")
+    mask = numpy.zeros((len(docs), T), dtype="int64")
     L = max((len(w) for d in docs for w in d.words), default=0)
-    words = numpy.zeros((len(docs), S, L), dtype="int64")
-    slots = numpy.full((len(docs), S, L), -1, dtype="int64")
-    mask = numpy.zeros((len(docs), S, L), dtype="int64")
+    sentence_tokens, sentence_doc, sentence_index = [], [], []
     for b, doc in enumerate(docs):
+        start = 0
         for s, (w, k) in enumerate(zip(doc.words, doc.slots)):
-            words[b, s, :len(w)], slots[b, s, :len(k)], mask[b, s, :len(w)] = w, k, 1
-    return LMBatch(torch.from_numpy(words), torch.from_numpy(slots), torch.from_numpy(mask))
+            end = start + len(w)
+            words[b, start:end], slots[b, start:end], sentence[b, start:end], mask[b, start:end] = w, k, s, 1
+            row = numpy.full(L, -1, dtype="int64")
+            row[:len(w)] = numpy.arange(b * T + start, b * T + end)
+            sentence_tokens.append(row)
+            sentence_doc.append(b)
+            sentence_index.append(s)
+            start = end
+    sentence_rows = numpy.asarray(sentence_tokens, dtype="int64").reshape(len(sentence_tokens), L)
+    return LMBatch(*(torch.from_numpy(a) for a in (words, slots, sentence, mask, sentence_rows,
+                                                     numpy.asarray(sentence_doc, dtype="int64"),
+                                                     numpy.asarray(sentence_index, dtype="int64"))))
 
 
 def lm_inputs(model: Model, docs: List[LMDocument], is_train: bool):

@@ -69,6 +69,14 @@ def score_lm_examples(examples: Iterable[Example], pipe: "EntityLMScorer", **kwa
     return scores
 
 
+def predicted_positions(lm_doc: LMDocument) -> numpy.ndarray:
+    """Flat positions of the doc's predicted LM tokens (every sentence's tokens but its BOS), in the order
+    of ``LMDocument.groups``."""
+    starts = numpy.cumsum([0] + [len(w) for w in lm_doc.words[:-1]])
+    return numpy.concatenate([numpy.arange(s + 1, s + len(w)) for s, w in zip(starts, lm_doc.words)]) \
+        if lm_doc.words else numpy.zeros(0, dtype="int64")
+
+
 class EntityLMScorer(TrainablePipe):
     """See the module docstring."""
 
@@ -111,8 +119,7 @@ class EntityLMScorer(TrainablePipe):
             with torch.no_grad():
                 logp = self.model.predict(batch).numpy()
             for b, lm_doc in enumerate(batch):
-                flat.append(numpy.concatenate([logp[b, s, 1:len(w)] for s, w in enumerate(lm_doc.words)])
-                            if lm_doc.words else numpy.zeros(0, dtype="float32"))
+                flat.append(logp[b][predicted_positions(lm_doc)])
         return lm_docs, flat
 
     def predict(self, docs: Iterable[Doc]):
@@ -141,13 +148,12 @@ class EntityLMScorer(TrainablePipe):
         logp, backprop = self.model.begin_update(lm_docs)
         mask = torch.zeros_like(logp)
         for b, d in enumerate(lm_docs):
-            for s, w in enumerate(d.words):
-                mask[b, s, 1:len(w)] = 1.0
+            mask[b, predicted_positions(d)] = 1.0
         n = float(mask.sum())
         backprop(-mask / n)
         if sgd is not None:
             self.finish_update(sgd)
-        losses[self.name] += float(-(logp * mask).sum() / n)
+        losses[self.name] += float(-(logp.detach() * mask).sum() / n)
         return losses
 
     def get_loss(self, examples, scores):

@@ -32,18 +32,30 @@ DYNAMIC = ("none", "input", "output", "both")
 
 @dataclass
 class LMBatch:
-    """B documents of S sentences of at most L tokens (padding: word 0 with mask 0).
+    """B documents as flat token sequences of length T (sentences ``<bos> … <eos>`` one after another;
+    padding after each document's end, mask 0).
 
-    words (B, S, L) word ids (BOS first, EOS last); slots (B, S, L) entity slot or NO_ENTITY; mask (B, S, L)."""
+    words (B, T) word ids; slots (B, T) entity slot or NO_ENTITY; sentence (B, T) sentence index within the
+    document; mask (B, T); sentence_tokens (N, L) the flat positions b·T + t of each of the batch's N
+    sentences' tokens (padding: −1), sentence_doc (N,) and sentence_index (N,) whose sentence it is."""
 
     words: torch.Tensor
     slots: torch.Tensor
+    sentence: torch.Tensor
     mask: torch.Tensor
+    sentence_tokens: torch.Tensor
+    sentence_doc: torch.Tensor
+    sentence_index: torch.Tensor
 
 
 class DynamicEntityLM(nn.Module):
     """See the module docstring. ``dynamic`` = "none" is the paper's baseline (A), "input" (B), "output" (C),
-    "both" (D)."""
+    "both" (D).
+
+    The context encoder reads words only, so every sentence's entity contexts are encoded at once, then
+    merged sentence by sentence (a loop over sentences on (B·K) rows); the LM's LSTM then runs over each
+    whole document in one call, with sentence i's entity embeddings taken from the merge after sentence i−1.
+    """
 
     def __init__(self, vocab_size: int, n_slots: int = 50, embed_width: int = 256, hidden_width: int = 256,
                  context_width: int = 128, dynamic: str = "both", merge: str = "gru_relu", dropout: float = 0.3,
@@ -59,101 +71,117 @@ class DynamicEntityLM(nn.Module):
         self.static_input = nn.Embedding(n_slots, embed_width)   # b^x_k
         self.static_output = nn.Embedding(n_slots, hidden_width)  # b^y_k
         self.lstm = nn.LSTM(embed_width, hidden_width, batch_first=True)
-        cutoffs = tuple(c for c in cutoffs if N_SPECIAL < c < vocab_size)
-        self.words = nn.AdaptiveLogSoftmaxWithLoss(hidden_width, vocab_size, list(cutoffs), div_value=4.0)
+        # the head keeps the special tokens (ENTITY among them); a vocabulary smaller than the shortlist gets
+        # a one-word tail (torch needs one cutoff)
+        cutoffs = [c for c in cutoffs if N_SPECIAL < c < vocab_size] or [vocab_size - 1]
+        self.words = nn.AdaptiveLogSoftmaxWithLoss(hidden_width, vocab_size, cutoffs, div_value=4.0)
         self.uses_context = dynamic != "none"
+        self.context_width = context_width
         if self.uses_context:
             self.context_embedding = nn.Embedding(vocab_size, embed_width)
-            self.context_lstm = nn.LSTM(embed_width, context_width, batch_first=True, bidirectional=True)
+            # the two directions of the bidirectional context RNN (Eqs. 7-8), run as two LSTMs over sentences
+            # padded in length buckets (torch's CPU backward through packed sequences is ~3x slower)
+            self.context_forward = nn.LSTM(embed_width, context_width, batch_first=True)
+            self.context_backward = nn.LSTM(embed_width, context_width, batch_first=True)
             self.context_projection = nn.Linear(2 * context_width, context_width)  # W_hd, b_d
             if merge in ("gru_relu", "gru"):
                 self.merge_cell = nn.GRUCell(context_width, context_width)
             self.to_input = nn.Linear(context_width, embed_width, bias=False)    # W_dx
             self.to_output = nn.Linear(context_width, hidden_width, bias=False)  # W_dy
-        self.context_width = context_width
 
     def forward(self, batch: LMBatch) -> torch.Tensor:
-        """(B, S, L) log p of every token given the tokens before it (0 at BOS and padding)."""
-        B, S, L = batch.words.shape
-        entities = batch.words.new_zeros(B, self.n_slots, self.context_width, dtype=torch.float32)
-        state = None
-        out = []
-        for s in range(S):
-            words, slots, mask = batch.words[:, s], batch.slots[:, s], batch.mask[:, s]
-            x = self.embed_inputs(words, slots, entities)
-            h, state = self.run_lstm(x, mask, state)
-            out.append(self.score_sentence(h, words, slots, mask, entities))
-            if self.uses_context:
-                entities = self.read_contexts(words, slots, mask, entities)
-        return torch.stack(out, dim=1) if out else batch.words.new_zeros(B, 0, L, dtype=torch.float32)
+        """(B, T) log p of every token given the tokens before it (0 at each BOS and at padding)."""
+        B, T = batch.words.shape
+        if T < 2:
+            return batch.words.new_zeros(B, T, dtype=torch.float32)
+        entities = self.entity_states(batch) if self.uses_context else None  # (B, S + 1, K, D) or None
+        x = self.embed_inputs(batch, entities)
+        h, _ = self.lstm(x)  # padding sits after each document: real positions do not depend on it
+        h = self.dropout(h)
+        return self.score_tokens(h, batch, entities)
 
-    def embed_inputs(self, words, slots, entities) -> torch.Tensor:
-        x = self.embedding(words)
-        is_entity = slots >= 0
-        if is_entity.any():
-            slot = slots.clamp(min=0)
+    def entity_states(self, batch: LMBatch) -> torch.Tensor:
+        """(B, S + 1, K, D): d_k before each sentence (index 0: zeros; index i: after sentences < i)."""
+        B, T = batch.words.shape
+        S = int(batch.sentence.max()) + 1
+        K, D = self.n_slots, self.context_width
+        contexts = torch.zeros(B * S * K, D)
+        counts = torch.zeros(B * S * K)
+        positions = batch.sentence_tokens
+        real = positions >= 0
+        flat_slots = batch.slots.reshape(-1)
+        slots = torch.where(real, flat_slots[positions.clamp(min=0)], torch.full_like(positions, NO_ENTITY))
+        if (slots >= 0).any():
+            words = torch.where(real, batch.words.reshape(-1)[positions.clamp(min=0)], torch.zeros_like(positions))
+            lengths = real.sum(dim=1)
+            for chunk in torch.argsort(lengths).split(self.CONTEXT_CHUNK):
+                n, l = torch.nonzero(slots[chunk] >= 0, as_tuple=True)
+                if not len(n):
+                    continue
+                width = int(lengths[chunk].max())
+                context = self.encode_contexts(words[chunk, :width], lengths[chunk], n, l)
+                sentences = chunk[n]
+                rows = (batch.sentence_doc[sentences] * S + batch.sentence_index[sentences]) * K + slots[sentences, l]
+                contexts = contexts.index_add(0, rows, context)
+                counts = counts.index_add(0, rows, torch.ones(len(rows)))
+        mean = (contexts / counts.clamp(min=1)[:, None]).view(B, S, K, D)
+        seen = (counts > 0).view(B, S, K, 1)
+        states = [mean.new_zeros(B, K, D)]
+        # unbind once: indexing mean[:, i] in the loop costs a full-size zero gradient per sentence
+        for mean_i, seen_i in zip(mean.unbind(1), seen.unbind(1)):  # merge sentence by sentence
+            if bool(seen_i.any()):
+                states.append(torch.where(seen_i, self.merged(mean_i, states[-1]), states[-1]))
+            else:
+                states.append(states[-1])
+        return torch.stack(states, dim=1)
+
+    CONTEXT_CHUNK = 64  # sentences per context-encoder call (sorted by length, so little padding)
+
+    def encode_contexts(self, words: torch.Tensor, lengths: torch.Tensor, n: torch.Tensor, l: torch.Tensor):
+        """d' = ReLU(W_hd [h→_{t−1}; h←_{t+1}] + b_d) (Eq. 6) at positions (n, l) of sentences ``words``
+        (right-padded to their ``lengths``)."""
+        x = self.dropout(self.context_embedding(words))
+        forward_h = self.context_forward(x)[0]
+        steps = torch.arange(words.shape[1])
+        reverse = (lengths[:, None] - 1 - steps).clamp(min=0)  # position t of the reversed sentence
+        backward_h = self.context_backward(x.gather(1, reverse[..., None].expand_as(x)))[0]
+        zeros = forward_h.new_zeros(len(n), forward_h.shape[-1])
+        before = torch.where((l > 0)[:, None], forward_h[n, (l - 1).clamp(min=0)], zeros)
+        # h←_{t+1} sits at reversed position len − 2 − t
+        after = torch.where((l + 1 < lengths[n])[:, None], backward_h[n, (lengths[n] - 2 - l).clamp(min=0)], zeros)
+        return F.relu(self.context_projection(torch.cat([before, after], dim=-1)))
+
+    def embed_inputs(self, batch: LMBatch, entities: Optional[torch.Tensor]) -> torch.Tensor:
+        x = self.embedding(batch.words)
+        b, t = torch.nonzero(batch.slots >= 0, as_tuple=True)
+        if len(b):
+            slot = batch.slots[b, t]
             entity_x = self.static_input(slot)
             if self.dynamic in ("input", "both"):
-                entity_x = entity_x + self.to_input(torch.gather(
-                    entities, 1, slot[..., None].expand(-1, -1, entities.shape[-1])))
-            x = torch.where(is_entity[..., None], entity_x, x)
+                entity_x = entity_x + self.to_input(entities[b, batch.sentence[b, t], slot])
+            x = x.index_put((b, t), entity_x)
         return self.dropout(x)
 
-    def run_lstm(self, x, mask, state):
-        """LSTM over one sentence per document (packed: each document's state is taken after its last real
-        token and carried to the next sentence); a document that has no sentence here keeps its state."""
-        lengths = mask.sum(dim=1)
-        packed = nn.utils.rnn.pack_padded_sequence(x, lengths.clamp(min=1).cpu(), batch_first=True,
-                                                   enforce_sorted=False)
-        out, (h_n, c_n) = self.lstm(packed, state)
-        h, _ = nn.utils.rnn.pad_packed_sequence(out, batch_first=True, total_length=x.shape[1])
-        if state is not None:
-            real = (lengths > 0)[None, :, None]
-            h_n, c_n = torch.where(real, h_n, state[0]), torch.where(real, c_n, state[1])
-        return self.dropout(h), (h_n, c_n)
-
-    def score_sentence(self, h, words, slots, mask, entities) -> torch.Tensor:
-        """(B, L) log p(token t | h_{t−1}) for t ≥ 1 of the sentence (BOS and padding: 0)."""
-        B, L, H = h.shape
-        if L < 2:
-            return h.new_zeros(B, L)
-        context, targets, target_slots = h[:, :-1], words[:, 1:], slots[:, 1:]
-        flat_context = context.reshape(-1, H)
-        class_targets = torch.where(target_slots >= 0, torch.full_like(targets, ENTITY), targets).reshape(-1)
-        word_logp = self.words(flat_context, class_targets).output.view(B, L - 1)
-        entity_logp = torch.log_softmax(torch.einsum("blh,bkh->blk", context, self.output_embeddings(entities)), -1)
-        slot_logp = entity_logp.gather(-1, target_slots.clamp(min=0)[..., None]).squeeze(-1)
-        logp = word_logp + torch.where(target_slots >= 0, slot_logp, torch.zeros_like(slot_logp))
-        logp = logp * mask[:, 1:].to(logp.dtype)
-        return torch.cat([h.new_zeros(B, 1), logp], dim=1)
-
-    def output_embeddings(self, entities) -> torch.Tensor:
-        """(B, K, H) y_k for every slot."""
-        y = self.static_output.weight[None].expand(entities.shape[0], -1, -1)
-        if self.dynamic in ("output", "both"):
-            y = y + self.to_output(entities)
-        return y
-
-    def read_contexts(self, words, slots, mask, entities) -> torch.Tensor:
-        """Merge the contexts of the entities mentioned in this sentence into their dynamic representation."""
-        is_entity = (slots >= 0) & mask.bool()
-        if not is_entity.any():
-            return entities
-        B, L = words.shape
-        x = self.dropout(self.context_embedding(words))
-        h, _ = self.context_lstm(x)
-        width = h.shape[-1] // 2
-        forward_h, backward_h = h[..., :width], h[..., width:]
-        zeros = h.new_zeros(B, 1, width)
-        before = torch.cat([zeros, forward_h[:, :-1]], dim=1)   # h→_{t−1}
-        after = torch.cat([backward_h[:, 1:], zeros], dim=1)    # h←_{t+1}
-        contexts = F.relu(self.context_projection(torch.cat([before, after], dim=-1)))  # (B, L, D)
-        # mean context per (document, slot) over the entity's mentions in this sentence
-        one_hot = F.one_hot(slots.clamp(min=0), self.n_slots).to(contexts.dtype) * is_entity[..., None].to(contexts.dtype)
-        counts = one_hot.sum(dim=1)  # (B, K)
-        mean = torch.einsum("blk,bld->bkd", one_hot, contexts) / counts.clamp(min=1)[..., None]
-        seen = (counts > 0)[..., None]
-        return torch.where(seen, self.merged(mean, entities), entities)
+    def score_tokens(self, h: torch.Tensor, batch: LMBatch, entities: Optional[torch.Tensor]) -> torch.Tensor:
+        """log p(token t | h_{t−1}) for the predicted tokens (real, not BOS)."""
+        B, T, H = h.shape
+        predicted = batch.mask.bool() & (batch.words != BOS)
+        predicted[:, 0] = False
+        b, t = torch.nonzero(predicted, as_tuple=True)
+        context = h[b, t - 1]
+        slots = batch.slots[b, t]
+        targets = torch.where(slots >= 0, torch.full_like(slots, ENTITY), batch.words[b, t])
+        logp = self.words(context, targets).output
+        e = torch.nonzero(slots >= 0, as_tuple=True)[0]
+        if len(e):
+            # h · y_k = h · b^y_k + (W_dy^T h) · d_k, with d_k as it was before the target's sentence
+            scores = context[e] @ self.static_output.weight.T  # (n, K)
+            if self.dynamic in ("output", "both"):
+                states = entities[b[e], batch.sentence[b[e], t[e]]]  # (n, K, D)
+                scores = scores + torch.einsum("nd,nkd->nk", context[e] @ self.to_output.weight, states)
+            slot_logp = torch.log_softmax(scores, dim=-1)
+            logp = logp.index_add(0, e, slot_logp[torch.arange(len(e)), slots[e]])
+        return h.new_zeros(B, T).index_put((b, t), logp)
 
     def merged(self, new: torch.Tensor, old: torch.Tensor) -> torch.Tensor:
         if self.merge == "latest":
@@ -165,10 +193,8 @@ class DynamicEntityLM(nn.Module):
         return F.relu(out) if self.merge == "gru_relu" else out
 
 
-def lm_loss(logp: torch.Tensor, mask: torch.Tensor) -> Tuple[torch.Tensor, int]:
+def lm_loss(logp: torch.Tensor, batch: LMBatch) -> Tuple[torch.Tensor, int]:
     """Mean negative log-likelihood over the predicted tokens (every real token but BOS)."""
-    predicted = mask.clone()
-    predicted[..., 0] = 0
+    predicted = batch.mask.bool() & (batch.words != BOS)
     n = int(predicted.sum())
     return -(logp * predicted.to(logp.dtype)).sum() / max(n, 1), n
-

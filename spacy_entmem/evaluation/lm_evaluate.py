@@ -1,0 +1,113 @@
+"""Evaluation of ``entity_lm_scorer`` pipelines on documents with gold clusters: perplexity by token group
+(the Dynamic Neural Text Model's Table 2), by relative position in the document (its Fig. 4), scoring speed,
+and tables over variants and seeds."""
+import math
+import statistics
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional
+
+import numpy
+import srsly
+from spacy.language import Language
+from spacy.tokens import Doc, DocBin
+
+from ..pipeline.lm_inputs import GROUPS
+
+N_POSITION_BINS = 10
+GROUP_TITLES = {"all": "(1) All", "reappearing": "(2) Reappearing entities", "following": "(3) Following entities",
+                "non_entity": "(4) Non-entities"}
+
+
+def find_scorer(nlp: Language):
+    for name, pipe in nlp.pipeline:
+        if pipe.__class__.__name__ == "EntityLMScorer":
+            return pipe
+    raise ValueError(f"[spacy-entmem] the pipeline has no entity_lm_scorer component (it has {nlp.pipe_names})")
+
+
+def read_docs(nlp: Language, path: Path) -> List[Doc]:
+    return list(DocBin().from_disk(path).get_docs(nlp.vocab))
+
+
+def evaluate_lm(nlp: Language, docs: List[Doc], batch_size: int = 8) -> Dict[str, object]:
+    """Perplexity by group and by position decile over ``docs`` (their own clusters), and tokens/s."""
+    scorer = find_scorer(nlp)
+    start = time.perf_counter()
+    lm_docs, logps = scorer.log_probs(docs, batch_size=batch_size)
+    seconds = time.perf_counter() - start
+    totals = {group: [0.0, 0] for group in GROUPS}
+    by_position = numpy.zeros((N_POSITION_BINS, 2))
+    for lm_doc, logp in zip(lm_docs, logps):
+        for group, mask in lm_doc.groups().items():
+            totals[group][0] += float(logp[mask].sum())
+            totals[group][1] += int(mask.sum())
+        if len(logp):
+            bins = numpy.minimum((numpy.arange(len(logp)) * N_POSITION_BINS) // len(logp), N_POSITION_BINS - 1)
+            numpy.add.at(by_position[:, 0], bins, logp)
+            numpy.add.at(by_position[:, 1], bins, 1)
+    n_tokens = totals["all"][1]
+    return {
+        "perplexity": {g: (math.exp(-total / n) if n else None) for g, (total, n) in totals.items()},
+        "tokens": {g: n for g, (_, n) in totals.items()},
+        "perplexity_by_position": [math.exp(-t / n) if n else None for t, n in by_position.tolist()],
+        "tokens_per_second": n_tokens / seconds if seconds > 0 else None,
+        "n_docs": len(docs),
+    }
+
+
+def describe(nlp: Language) -> Dict[str, object]:
+    """The variant, merge function and seed of the scorer's model (for tables)."""
+    scorer = find_scorer(nlp)
+    model_cfg = nlp.config["components"][scorer.name]["model"]
+    return {"dynamic": model_cfg.get("dynamic"), "merge": model_cfg.get("merge"),
+            "seed": nlp.config["training"].get("seed")}
+
+
+VARIANT_NAMES = {"none": "LSTM LM (baseline) (A)", "input": "With only dynamic input (B)",
+                 "output": "With only dynamic output (C)", "both": "With dynamic input & output (D)"}
+PAPER_TABLE_2 = {"none": (64.8, 48.0, 128.6, 68.5), "input": (62.8, 42.4, 109.5, 66.4),
+                 "output": (62.5, 35.9, 129.0, 69.5), "both": (60.7, 34.0, 106.8, 67.6)}
+
+
+def mean_std(values: List[float]) -> str:
+    if len(values) == 1:
+        return f"{values[0]:.1f}"
+    return f"{statistics.mean(values):.1f} ± {statistics.stdev(values):.1f}"
+
+
+def group_table(results: Iterable[Dict[str, object]]) -> str:
+    """Markdown: one row per (variant, merge), mean ± std over seeds, with the paper's Table 2 row."""
+    rows: Dict[tuple, List[Dict]] = defaultdict(list)
+    for result in results:
+        rows[(result["dynamic"], result["merge"])].append(result)
+    lines = ["| model | merge | seeds | " + " | ".join(GROUP_TITLES.values()) + " | tokens/s | paper (1)–(4) |",
+             "|---|---|---:|" + "---:|" * (len(GROUP_TITLES) + 2)]
+    order = {name: i for i, name in enumerate(VARIANT_NAMES)}
+    for (dynamic, merge), found in sorted(rows.items(), key=lambda kv: (order.get(kv[0][0], 9), kv[0][1])):
+        cells = [mean_std([r["perplexity"][g] for r in found]) for g in GROUP_TITLES]
+        speed = statistics.mean(r["tokens_per_second"] for r in found)
+        paper = " / ".join(f"{v:.1f}" for v in PAPER_TABLE_2.get(dynamic, ())) if merge == "gru_relu" or dynamic == "none" else ""
+        lines.append(f"| {VARIANT_NAMES.get(dynamic, dynamic)} | {merge if dynamic != 'none' else '—'} | "
+                     f"{len(found)} | " + " | ".join(cells) + f" | {speed:,.0f} | {paper} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_result(path: Path, result: Dict[str, object]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    srsly.write_json(path, result)
+
+
+def read_results(paths: Iterable[Path]) -> List[Dict[str, object]]:
+    return [srsly.read_json(p) for p in paths]
+
+
+def relative_change(results: List[Dict[str, object]], group: str, variant: str = "both",
+                    merge: str = "gru_relu") -> Optional[float]:
+    """(baseline − variant) / baseline perplexity of a group, means over seeds."""
+    base = [r["perplexity"][group] for r in results if r["dynamic"] == "none"]
+    ours = [r["perplexity"][group] for r in results if r["dynamic"] == variant and r["merge"] == merge]
+    if not base or not ours:
+        return None
+    return (statistics.mean(base) - statistics.mean(ours)) / statistics.mean(base)

@@ -1,0 +1,132 @@
+import math
+
+import pytest
+import spacy
+from spacy.tokens import Doc, DocBin, Span
+from spacy.training import Example
+
+from ..conftest import DATA
+
+TINY_LM = {"@architectures": "spacy_entmem.DynamicEntityLM.v1", "n_slots": 8, "embed_width": 16,
+           "hidden_width": 16, "context_width": 8, "dropout": 0.0, "shortlist": 50}
+TEXTS = [
+    ("Anna met Bob . She gave him a book . Then Anna left .", [[(0, 1), (4, 5), (11, 12)], [(2, 3), (6, 7)]]),
+    ("Carl saw Dora . He waved at her . Dora smiled at Carl .", [[(0, 1), (4, 5), (12, 13)], [(2, 3), (7, 8), (9, 10)]]),
+]
+
+
+def gold_doc(nlp, text, clusters):
+    doc = nlp.make_doc(text)
+    for i, token in enumerate(doc):
+        token.is_sent_start = i == 0 or doc[i - 1].text == "."
+    for n, cluster in enumerate(clusters, start=1):
+        doc.spans[f"coref_clusters_{n}"] = [Span(doc, s, e) for s, e in cluster]
+    return doc
+
+
+def trained(steps=15, **config):
+    spacy.util.fix_random_seed(0)
+    nlp = spacy.blank("en")
+    pipe = nlp.add_pipe("entity_lm_scorer", config={"model": dict(TINY_LM, **config.pop("model", {})),
+                                                    "vocab_size": 30, **config})
+    examples = [Example(gold_doc(nlp, t, c), gold_doc(nlp, t, c)) for t, c in TEXTS]
+    optimizer = nlp.initialize(lambda: examples)
+    optimizer.learn_rate = 0.01
+    losses = [pipe.update(examples, sgd=optimizer)["entity_lm_scorer"] for _ in range(steps)]
+    return nlp, examples, losses
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return trained()
+
+
+def test_training_lowers_the_loss_and_scores_by_token_group(tiny):
+    nlp, examples, losses = tiny
+    assert losses[-1] < losses[0] * 0.8
+    scores = nlp.get_pipe("entity_lm_scorer").score(examples)
+    assert set(scores) == {"lm_perplexity", "lm_perplexity_reappearing", "lm_perplexity_following",
+                           "lm_perplexity_non_entity", "lm_token_prob"}
+    assert scores["lm_token_prob"] == pytest.approx(1 / scores["lm_perplexity"])
+    assert 1 < scores["lm_perplexity"] < 30
+
+
+def test_attributes_of_a_doc_with_predicted_or_gold_clusters(tiny):
+    nlp, _, _ = tiny
+    doc = nlp(gold_doc(nlp, *TEXTS[0]))
+    assert doc._.lm_logprob < 0
+    scored = [t._.lm_logprob for t in doc if t._.lm_logprob is not None]
+    assert len(scored) == len(doc)  # every mention here is one token
+    n_eos = 3
+    assert doc._.lm_logprob < sum(scored)  # the sentence ends are scored too
+    assert doc._.perplexity == pytest.approx(math.exp(-doc._.lm_logprob / (len(doc) + n_eos)))
+    assert doc[0:3]._.perplexity == pytest.approx(math.exp(-sum(scored[:3]) / 3))
+
+
+def test_tokens_inside_an_anonymised_mention_and_white_space_get_none(tiny):
+    nlp, _, _ = tiny
+    doc = gold_doc(nlp, "Anna met the old man .  He smiled .", [[(0, 1)], [(2, 5), (7, 8)]])
+    doc = nlp(doc)
+    assert doc[2]._.lm_logprob is not None  # the mention's entity token
+    assert doc[3]._.lm_logprob is None and doc[4]._.lm_logprob is None
+    assert doc[6].is_space and doc[6]._.lm_logprob is None
+    assert doc[1]._.lm_logprob is not None
+
+
+def test_a_later_token_never_changes_earlier_scores(tiny):
+    nlp, _, _ = tiny
+    first = nlp(gold_doc(nlp, *TEXTS[0]))
+    text = TEXTS[0][0].replace("Then Anna left", "Then Anna cried")
+    second = nlp(gold_doc(nlp, text, TEXTS[0][1]))
+    assert [t._.lm_logprob for t in first[:12]] == [t._.lm_logprob for t in second[:12]]
+    assert first[12]._.lm_logprob != second[12]._.lm_logprob
+
+
+def test_docs_without_clusters_empty_docs_and_unknown_words(tiny):
+    nlp, _, _ = tiny
+    plain = nlp("Zebras quietly graze . Nobody knows why .")
+    assert all(t._.lm_logprob is not None for t in plain) and plain._.perplexity > 1
+    empty = nlp("")
+    assert empty._.lm_logprob == 0.0 and empty._.perplexity is None
+    assert nlp("Hi")._.perplexity > 1
+
+
+def test_saved_and_loaded_pipelines_score_alike(tiny, tmp_path):
+    nlp, _, _ = tiny
+    nlp.to_disk(tmp_path / "lm")
+    loaded = spacy.load(tmp_path / "lm")
+    doc = gold_doc(nlp, *TEXTS[1])
+    assert loaded(doc.copy())._.lm_logprob == pytest.approx(nlp(doc.copy())._.lm_logprob, abs=1e-4)
+    from_bytes = spacy.blank("en")
+    from_bytes.add_pipe("entity_lm_scorer", config={"model": TINY_LM, "vocab_size": 30})
+    from_bytes.get_pipe("entity_lm_scorer").from_bytes(nlp.get_pipe("entity_lm_scorer").to_bytes())
+    assert from_bytes(doc.copy())._.lm_logprob == pytest.approx(nlp(doc.copy())._.lm_logprob, abs=1e-4)
+    docs = list(DocBin(docs=[nlp(doc.copy())], store_user_data=True).get_docs(nlp.vocab))
+    assert docs[0]._.perplexity == pytest.approx(nlp(doc.copy())._.perplexity)
+
+
+def test_clear_errors_for_bad_config_and_an_untrained_component():
+    nlp = spacy.blank("en")
+    with pytest.raises(ValueError, match="vocab_size must be more than 4"):
+        nlp.add_pipe("entity_lm_scorer", config={"vocab_size": 2})
+    with pytest.raises(ValueError, match="dynamic must be one of"):
+        nlp.add_pipe("entity_lm_scorer", name="b", config={"model": dict(TINY_LM, dynamic="maybe")})
+    with pytest.raises(ValueError, match="min_mentions must be at least 1"):
+        nlp.add_pipe("entity_lm_scorer", name="c", config={"min_mentions": 0})
+    nlp.add_pipe("entity_lm_scorer", name="d", config={"model": TINY_LM})
+    with pytest.raises(ValueError, match="no vocabulary yet"):
+        nlp("Some text .")
+
+
+def test_reads_the_clusters_of_an_entity_memory_before_it(tiny):
+    """With the shipped coreference pipeline in front, the scorer anonymises its predicted clusters."""
+    import spacy_entmem
+
+    nlp, _, _ = tiny
+    coref = spacy_entmem.load_default()
+    coref.add_pipe("entity_lm_scorer", source=nlp)
+    doc = coref("Marie Curie was born in Warsaw. She moved to Paris, where she met Pierre Curie.")
+    cluster = doc._.coref_clusters[0]
+    assert [m.text for m in cluster] == ["Marie Curie", "She", "she"]
+    assert doc[0]._.lm_logprob is not None and doc[1]._.lm_logprob is None  # "Marie Curie" is one token [0]
+    assert doc._.perplexity > 1

@@ -1,0 +1,71 @@
+import numpy
+import pytest
+import spacy
+from spacy.tokens import Span
+
+from spacy_entmem.nn.lm.dntm import BOS, ENTITY, EOS, UNKNOWN
+from spacy_entmem.pipeline.lm_inputs import LMVocabulary, anonymised_mentions, lm_document
+
+TEXT = "Anna met her old friend Bob . She gave him a book . The book was red ."
+
+
+@pytest.fixture
+def doc():
+    nlp = spacy.blank("en")
+    doc = nlp(TEXT)
+    doc.set_ents([])
+    for i, token in enumerate(doc):
+        token.is_sent_start = i in (0, 7, 13)
+    # Anna: Anna, her, She; Bob: her old friend Bob, him; book: a book, The book; singleton: red
+    doc.spans["coref_clusters_1"] = [Span(doc, 0, 1), Span(doc, 2, 3), Span(doc, 7, 8)]
+    doc.spans["coref_clusters_2"] = [Span(doc, 2, 6), Span(doc, 9, 10)]
+    doc.spans["coref_clusters_3"] = [Span(doc, 10, 12), Span(doc, 13, 15)]
+    doc.spans["coref_clusters_4"] = [Span(doc, 16, 17)]
+    return doc
+
+
+def test_chains_get_slots_in_order_of_first_mention_and_the_outermost_mention_wins(doc):
+    mentions = anonymised_mentions(doc, "coref_clusters", n_slots=10)
+    # "her" (Anna, inside "her old friend Bob") loses to the outer mention; singletons stay words
+    assert mentions == {0: (1, 0), 2: (6, 1), 7: (8, 0), 9: (10, 1), 10: (12, 2), 13: (15, 2)}
+    assert anonymised_mentions(doc, "coref_clusters", n_slots=2) == {0: (1, 0), 2: (6, 1), 7: (8, 0), 9: (10, 1)}
+    assert anonymised_mentions(doc, "coref_clusters", n_slots=10, min_mentions=1)[16] == (17, 3)
+
+
+def test_sentences_are_bos_words_eos_with_a_token_per_lm_token(doc):
+    vocab = LMVocabulary(["met", "gave", ".", "was"])
+    lm = lm_document(doc, vocab)
+    assert len(lm.words) == 3
+    met, gave, stop, was = (vocab(w) for w in ("met", "gave", ".", "was"))
+    assert lm.words[0].tolist() == [BOS, ENTITY, met, ENTITY, stop, EOS]
+    assert lm.slots[0].tolist() == [-1, 0, -1, 1, -1, -1]
+    assert lm.tokens[0].tolist() == [-1, 0, 1, 2, 6, -1]
+    assert lm.words[1].tolist() == [BOS, ENTITY, gave, ENTITY, ENTITY, stop, EOS]
+    assert lm.words[2].tolist() == [BOS, ENTITY, was, UNKNOWN, stop, EOS]
+    assert lm.n_predicted == 5 + 6 + 5
+
+
+def test_token_groups_follow_the_dynamic_neural_text_model(doc):
+    groups = lm_document(doc, LMVocabulary([])).groups()
+    # predicted tokens: [E0 met E1 . EOS] [E0 gave E1 E2 . EOS] [E2 was red . EOS]
+    assert groups["reappearing"].tolist() == [0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0]
+    assert groups["following"].tolist() == [0, 1, 0, 1, 0, 0, 1, 0, 1, 1, 0, 0, 1, 0, 0, 0]
+    assert groups["non_entity"].sum() == 16 - 6 and groups["all"].all()
+
+
+def test_white_space_and_empty_docs(doc):
+    nlp = spacy.blank("en")
+    spaced = nlp("Hello   world .\n\nBye .")
+    lm = lm_document(spaced, LMVocabulary(["hello"]))
+    assert all(t >= 0 for sentence in lm.tokens for t in sentence[1:-1])
+    assert not any(spaced[int(t)].is_space for sentence in lm.tokens for t in sentence[1:-1])
+    assert lm_document(nlp(""), LMVocabulary([])).words == []
+
+
+def test_vocabulary_counts_lowercased_words_and_rejects_a_tiny_size(doc):
+    vocab = LMVocabulary.count([doc], 6)
+    assert vocab.words == [".", "book"] and len(vocab) == 6
+    assert vocab("Book".lower()) == vocab("book") != UNKNOWN and vocab("zebra") == UNKNOWN
+    with pytest.raises(ValueError, match="vocabulary size must be more than 4"):
+        LMVocabulary.count([doc], 3)
+    assert numpy.array_equal(lm_document(doc, vocab).words[0][:2], [BOS, ENTITY])
