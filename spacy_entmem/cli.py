@@ -175,20 +175,23 @@ def lm_evaluate(
                                         help=".spacy files with coref_clusters_N gold (evaluated together)"),
     output: Path = typer.Option(..., help="Write the result here (JSON)"),
     batch_size: int = typer.Option(8, help="Documents per batch"),
+    cloze_per_doc: int = typer.Option(20, help="Clozes by sentence likelihood per document (0: none)"),
 ) -> None:
     """Perplexity of an entity language model by token group (all, reappearing entities, tokens following
-    entities, non-entities) and by position in the document, and its scoring speed (tokens/s)."""
+    entities, non-entities) and by position in the document, its scoring speed (tokens/s), and the mean
+    quantile of the cloze by sentence likelihood (DNTM §5.2.3)."""
     from .evaluation.lm_evaluate import describe, evaluate_lm, read_docs, write_result
 
     nlp = load_pipeline(model)
     docs = [doc for path in corpus for doc in read_docs(nlp, path)]
     result = {**describe(nlp), "model": model, "corpus": " + ".join(map(str, corpus)),
-              **evaluate_lm(nlp, docs, batch_size=batch_size)}
+              **evaluate_lm(nlp, docs, batch_size=batch_size, cloze_per_doc=cloze_per_doc)}
     write_result(output, result)
     ppl = result["perplexity"]
     msg.good(f"perplexity {ppl['all']:.1f} (reappearing {ppl['reappearing']:.1f}, following "
              f"{ppl['following']:.1f}, non-entities {ppl['non_entity']:.1f}); {result['tokens']['all']:,} tokens, "
-             f"{result['tokens_per_second']:,.0f} tokens/s; wrote {output}")
+             f"{result['tokens_per_second']:,.0f} tokens/s; cloze MQ {result.get('cloze_mq')} over "
+             f"{result.get('clozes', 0)} clozes; wrote {output}")
 
 
 @app.command("lm-table")

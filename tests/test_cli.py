@@ -126,7 +126,8 @@ def test_lm_evaluate_and_lm_table(tmp_path):
                                  "--plot", str(tmp_path / "p.png")])
     assert result.exit_code == 0, result.output
     table = (tmp_path / "t.md").read_text()
-    assert "With dynamic input & output (D)" in table and "60.7 / 34.0 / 106.8 / 67.6" in table
+    assert "With dynamic input & output (D)" in table and "60.7 / 34.0 / 106.8 / 67.6, 0.642" in table
+    assert 0 <= scores["cloze_mq"] <= 1 and scores["clozes"] == 7
     assert (tmp_path / "p.png").stat().st_size > 1000
     missing = runner.invoke(app, ["lm-evaluate", str(tmp_path / "lm"), str(tmp_path / "nope.spacy"),
                                   "--output", str(tmp_path / "b.json")])

@@ -31,8 +31,9 @@ def read_docs(nlp: Language, path: Path) -> List[Doc]:
     return list(DocBin().from_disk(path).get_docs(nlp.vocab))
 
 
-def evaluate_lm(nlp: Language, docs: List[Doc], batch_size: int = 8) -> Dict[str, object]:
-    """Perplexity by group and by position decile over ``docs`` (their own clusters), and tokens/s."""
+def evaluate_lm(nlp: Language, docs: List[Doc], batch_size: int = 8, cloze_per_doc: int = 0) -> Dict[str, object]:
+    """Perplexity by group and by position decile over ``docs`` (their own clusters), tokens/s, and with
+    ``cloze_per_doc`` > 0 the mean quantile of the cloze by sentence likelihood (``lm_cloze``)."""
     scorer = find_scorer(nlp)
     start = time.perf_counter()
     lm_docs, logps = scorer.log_probs(docs, batch_size=batch_size)
@@ -48,7 +49,12 @@ def evaluate_lm(nlp: Language, docs: List[Doc], batch_size: int = 8) -> Dict[str
             numpy.add.at(by_position[:, 0], bins, logp)
             numpy.add.at(by_position[:, 1], bins, 1)
     n_tokens = totals["all"][1]
-    return {
+    cloze = {}
+    if cloze_per_doc > 0:
+        from .lm_cloze import mean_quantile
+
+        cloze = mean_quantile(scorer.torch_model().eval(), lm_docs, cloze_per_doc)
+    return {**cloze,
         "perplexity": {g: (math.exp(-total / n) if n else None) for g, (total, n) in totals.items()},
         "tokens": {g: n for g, (_, n) in totals.items()},
         "perplexity_by_position": [math.exp(-t / n) if n else None for t, n in by_position.tolist()],
@@ -67,6 +73,7 @@ def describe(nlp: Language) -> Dict[str, object]:
 
 VARIANT_NAMES = {"none": "LSTM LM (baseline) (A)", "input": "With only dynamic input (B)",
                  "output": "With only dynamic output (C)", "both": "With dynamic input & output (D)"}
+PAPER_MQ = {"none": 0.525, "input": 0.630, "output": 0.519, "both": 0.642}  # Table 4, GRU-ReLU
 PAPER_TABLE_2 = {"none": (64.8, 48.0, 128.6, 68.5), "input": (62.8, 42.4, 109.5, 66.4),
                  "output": (62.5, 35.9, 129.0, 69.5), "both": (60.7, 34.0, 106.8, 67.6)}
 
@@ -82,15 +89,19 @@ def group_table(results: Iterable[Dict[str, object]]) -> str:
     rows: Dict[tuple, List[Dict]] = defaultdict(list)
     for result in results:
         rows[(result["dynamic"], result["merge"])].append(result)
-    lines = ["| model | merge | seeds | " + " | ".join(GROUP_TITLES.values()) + " | tokens/s | paper (1)–(4) |",
-             "|---|---|---:|" + "---:|" * (len(GROUP_TITLES) + 2)]
+    lines = ["| model | merge | seeds | " + " | ".join(GROUP_TITLES.values()) +
+             " | cloze MQ | tokens/s | paper (1)–(4), MQ |", "|---|---|---:|" + "---:|" * (len(GROUP_TITLES) + 3)]
     order = {name: i for i, name in enumerate(VARIANT_NAMES)}
     for (dynamic, merge), found in sorted(rows.items(), key=lambda kv: (order.get(kv[0][0], 9), kv[0][1])):
         cells = [mean_std([r["perplexity"][g] for r in found]) for g in GROUP_TITLES]
         speed = statistics.mean(r["tokens_per_second"] for r in found)
-        paper = " / ".join(f"{v:.1f}" for v in PAPER_TABLE_2.get(dynamic, ())) if merge == "gru_relu" or dynamic == "none" else ""
+        mq = [r["cloze_mq"] for r in found if r.get("cloze_mq") is not None]
+        mq_cell = (f"{statistics.mean(mq):.3f}" + (f" ± {statistics.stdev(mq):.3f}" if len(mq) > 1 else "")) if mq else ""
+        paper = ""
+        if merge == "gru_relu" or dynamic == "none":
+            paper = " / ".join(f"{v:.1f}" for v in PAPER_TABLE_2.get(dynamic, ())) + f", {PAPER_MQ[dynamic]:.3f}"
         lines.append(f"| {VARIANT_NAMES.get(dynamic, dynamic)} | {merge if dynamic != 'none' else '—'} | "
-                     f"{len(found)} | " + " | ".join(cells) + f" | {speed:,.0f} | {paper} |")
+                     f"{len(found)} | " + " | ".join(cells) + f" | {mq_cell} | {speed:,.0f} | {paper} |")
     return "\n".join(lines) + "\n"
 
 

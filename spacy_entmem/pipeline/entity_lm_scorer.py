@@ -102,6 +102,12 @@ class EntityLMScorer(TrainablePipe):
     def _layer(self) -> Model:
         return find_layer(self.model, LM_LAYER)
 
+    def torch_model(self) -> torch.nn.Module:
+        """The trained torch language model."""
+        if not self._layer.layers:
+            raise ValueError(f"[spacy-entmem] {self.name}: no model yet: run nlp.initialize() or load a trained pipeline")
+        return self._layer.layers[0].shims[0]._model
+
     def to_lm(self, doc: Doc) -> LMDocument:
         if self.lm_vocab is None:
             raise ValueError(f"[spacy-entmem] {self.name}: no vocabulary yet: run nlp.initialize() or load a "

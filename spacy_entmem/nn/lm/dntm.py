@@ -198,3 +198,19 @@ def lm_loss(logp: torch.Tensor, batch: LMBatch) -> Tuple[torch.Tensor, int]:
     predicted = batch.mask.bool() & (batch.words != BOS)
     n = int(predicted.sum())
     return -(logp * predicted.to(logp.dtype)).sum() / max(n, 1), n
+
+
+def score_continuations(lm: DynamicEntityLM, prefix: LMBatch, words: torch.Tensor, slots: torch.Tensor) -> torch.Tensor:
+    """(C,) log p of each of C alternative next sentences (rows of ``words`` / ``slots``, (C, L), each
+    ``<bos> … <eos>`` without padding) after the one document in ``prefix``: the prefix is read once and its
+    LSTM state and entity states are shared by the alternatives (the DNTM's cloze by sentence likelihood)."""
+    C, L = words.shape
+    S = int(prefix.sentence.max()) + 1
+    entities = lm.entity_states(prefix) if lm.uses_context else None
+    _, (h_n, c_n) = lm.lstm(lm.embed_inputs(prefix, entities))
+    after = entities[:, S:S + 1].expand(C, -1, -1, -1) if entities is not None else None
+    sentence = torch.zeros_like(words)
+    batch = LMBatch(words, slots, sentence, torch.ones_like(words), torch.arange(C * L).view(C, L),
+                    torch.arange(C), torch.zeros(C, dtype=torch.int64))
+    h, _ = lm.lstm(lm.embed_inputs(batch, after), (h_n.expand(-1, C, -1).contiguous(), c_n.expand(-1, C, -1).contiguous()))
+    return lm.score_tokens(lm.dropout(h), batch, after).sum(dim=1)

@@ -107,3 +107,22 @@ def test_a_batch_of_one_token_documents_scores_nothing():
     lm = model()
     batch = pad_documents([LMDocument()])
     assert lm(batch).shape == (1, 0)
+
+
+@pytest.mark.parametrize("dynamic", DYNAMIC)
+def test_scoring_alternative_next_sentences_matches_scoring_whole_documents(dynamic):
+    from spacy_entmem.nn.lm.dntm import score_continuations
+
+    lm = model(dynamic)
+    full = DOCS[0]
+    prefix = LMDocument(full.words[:2], full.slots[:2], full.tokens[:2])
+    last_words, last_slots = full.words[2], full.slots[2].copy()
+    alternatives = numpy.stack([last_slots, last_slots])
+    alternatives[1, 1] = 1  # the second alternative fills the first mention with entity 1
+    scores = score_continuations(lm, pad_documents([prefix]), torch.from_numpy(numpy.stack([last_words] * 2)),
+                                 torch.from_numpy(alternatives))
+    for row in range(2):
+        whole = LMDocument(full.words[:2] + [last_words], full.slots[:2] + [alternatives[row]], full.tokens)
+        logp = lm(pad_documents([whole]))[0]
+        assert float(scores[row]) == pytest.approx(float(logp[-len(last_words):].sum()), abs=1e-4)
+    assert float(scores[0]) != pytest.approx(float(scores[1]))
