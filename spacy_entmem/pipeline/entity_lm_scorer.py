@@ -21,7 +21,7 @@ from spacy.training import Example, validate_get_examples
 from spacy.vocab import Vocab
 from thinc.api import Model
 
-from ..models.entity_lm import LM_LAYER, build_lm_module
+from ..models.entity_lm import LM_LAYER, build_lm_module, pad_documents
 from ..models.memory import find_layer
 from .lm_inputs import GROUPS, NO_TOKEN, LMDocument, LMVocabulary, lm_document
 from .lm_attributes import USER_DATA_KEY, register_lm_extensions
@@ -37,14 +37,15 @@ DEFAULT_DNTM = {"@architectures": "spacy_entmem.DynamicEntityLM.v1", "n_slots": 
     "entity_lm_scorer",
     assigns=["token._.lm_logprob", "doc._.lm_logprob", "doc._.perplexity"],
     default_config={"model": DEFAULT_DNTM, "cluster_prefix": "coref_clusters", "vocab_size": 10000,
-                    "min_mentions": 2, "scorer": {"@scorers": "spacy_entmem.entity_lm_scorer.v1"}},
+                    "min_mentions": 2, "block_sentences": 256,
+                    "scorer": {"@scorers": "spacy_entmem.entity_lm_scorer.v1"}},
     default_score_weights={"lm_token_prob": 1.0, "lm_perplexity": None, "lm_perplexity_reappearing": None,
                            "lm_perplexity_following": None, "lm_perplexity_non_entity": None},
 )
 def make_entity_lm_scorer(nlp: Language, name: str, model: Model, cluster_prefix: str, vocab_size: int,
-                          min_mentions: int, scorer: Optional[Callable]) -> "EntityLMScorer":
+                          min_mentions: int, block_sentences: int, scorer: Optional[Callable]) -> "EntityLMScorer":
     return EntityLMScorer(nlp.vocab, model, name, cluster_prefix=cluster_prefix, vocab_size=vocab_size,
-                          min_mentions=min_mentions, scorer=scorer)
+                          min_mentions=min_mentions, block_sentences=block_sentences, scorer=scorer)
 
 
 @util.registry.scorers("spacy_entmem.entity_lm_scorer.v1")
@@ -82,7 +83,7 @@ class EntityLMScorer(TrainablePipe):
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "entity_lm_scorer", *,
                  cluster_prefix: str = "coref_clusters", vocab_size: int = 10000, min_mentions: int = 2,
-                 scorer: Optional[Callable] = None):
+                 block_sentences: int = 256, scorer: Optional[Callable] = None):
         problems = []
         if not cluster_prefix:
             problems.append("cluster_prefix must be a non-empty span key prefix")
@@ -90,12 +91,14 @@ class EntityLMScorer(TrainablePipe):
             problems.append(f"vocab_size must be more than 4 (the special tokens), got {vocab_size}")
         if min_mentions < 1:
             problems.append(f"min_mentions must be at least 1, got {min_mentions}")
+        if block_sentences < 1:
+            problems.append(f"block_sentences must be at least 1, got {block_sentences}")
         if problems:
             raise ValueError(f"[spacy-entmem] invalid {name} config: " + "; ".join(problems))
         register_lm_extensions()
         self.vocab, self.model, self.name, self.scorer = vocab, model, name, scorer
         self.cfg: Dict[str, Any] = {"cluster_prefix": cluster_prefix, "vocab_size": vocab_size,
-                                    "min_mentions": min_mentions}
+                                    "min_mentions": min_mentions, "block_sentences": block_sentences}
         self.lm_vocab: Optional[LMVocabulary] = None
 
     @property
@@ -117,16 +120,31 @@ class EntityLMScorer(TrainablePipe):
 
     # -- inference ----------------------------------------------------------------------------------
     def log_probs(self, docs: List[Doc], batch_size: int = 8):
-        """(LM documents, log p per predicted LM token as a flat array per doc)."""
+        """(LM documents, log p per predicted LM token as a flat array per doc). A document of more than
+        ``block_sentences`` sentences is read alone, block by block, with the LSTM and entity states carried
+        over (the same scores; memory bounded by the block, not the document)."""
         lm_docs = [self.to_lm(doc) for doc in docs]
-        flat = []
-        for start in range(0, len(lm_docs), batch_size):
-            batch = lm_docs[start:start + batch_size]
-            with torch.no_grad():
-                logp = self.model.predict(batch).numpy()
-            for b, lm_doc in enumerate(batch):
-                flat.append(logp[b][predicted_positions(lm_doc)])
+        block = self.cfg["block_sentences"]
+        flat: List[Optional[numpy.ndarray]] = [None] * len(lm_docs)
+        short = [i for i, d in enumerate(lm_docs) if len(d.words) <= block]
+        with torch.no_grad():
+            for start in range(0, len(short), batch_size):
+                indices = short[start:start + batch_size]
+                logp = self.model.predict([lm_docs[i] for i in indices]).numpy()
+                for b, i in enumerate(indices):
+                    flat[i] = logp[b][predicted_positions(lm_docs[i])]
+            for i in (i for i, d in enumerate(lm_docs) if len(d.words) > block):
+                flat[i] = self._read_in_blocks(lm_docs[i], block)
         return lm_docs, flat
+
+    def _read_in_blocks(self, lm_doc: LMDocument, block: int) -> numpy.ndarray:
+        lm, state, pieces = self.torch_model(), None, []
+        for start in range(0, len(lm_doc.words), block):
+            part = LMDocument(lm_doc.words[start:start + block], lm_doc.slots[start:start + block],
+                              lm_doc.tokens[start:start + block])
+            logp, state = lm.read(pad_documents([part]), state)
+            pieces.append(logp[0].numpy()[predicted_positions(part)])
+        return numpy.concatenate(pieces)
 
     def predict(self, docs: Iterable[Doc]):
         return self.log_probs(list(docs))

@@ -130,3 +130,19 @@ def test_reads_the_clusters_of_an_entity_memory_before_it(tiny):
     assert [m.text for m in cluster] == ["Marie Curie", "She", "she"]
     assert doc[0]._.lm_logprob is not None and doc[1]._.lm_logprob is None  # "Marie Curie" is one token [0]
     assert doc._.perplexity > 1
+
+
+def test_long_documents_are_read_in_blocks_with_the_same_scores(tiny):
+    nlp, _, _ = tiny
+    pipe = nlp.get_pipe("entity_lm_scorer")
+    text = " ".join(t for t, _ in TEXTS) + " " + TEXTS[0][0]
+    clusters = [[(0, 1), (4, 5), (11, 12), (27, 28)], [(2, 3), (6, 7)], [(13, 14), (17, 18), (25, 26)]]
+    whole = nlp(gold_doc(nlp, text, clusters))
+    pipe.cfg["block_sentences"] = 2
+    try:
+        blocks = nlp(gold_doc(nlp, text, clusters))
+    finally:
+        pipe.cfg["block_sentences"] = 256
+    assert [t._.lm_logprob for t in blocks] == pytest.approx([t._.lm_logprob for t in whole], abs=1e-5)
+    with pytest.raises(ValueError, match="block_sentences must be at least 1"):
+        spacy.blank("en").add_pipe("entity_lm_scorer", config={"block_sentences": 0})

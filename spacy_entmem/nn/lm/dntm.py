@@ -31,6 +31,16 @@ DYNAMIC = ("none", "input", "output", "both")
 
 
 @dataclass
+class ReaderState:
+    """What a reader carries from one block of a document to the next: the LSTM's (h, c) and the entity
+    states d (B, K, D) (None for the baseline)."""
+
+    h: torch.Tensor
+    c: torch.Tensor
+    entities: Optional[torch.Tensor]
+
+
+@dataclass
 class LMBatch:
     """B documents as flat token sequences of length T (sentences ``<bos> … <eos>`` one after another;
     padding after each document's end, mask 0).
@@ -89,19 +99,27 @@ class DynamicEntityLM(nn.Module):
             self.to_input = nn.Linear(context_width, embed_width, bias=False)    # W_dx
             self.to_output = nn.Linear(context_width, hidden_width, bias=False)  # W_dy
 
-    def forward(self, batch: LMBatch) -> torch.Tensor:
+    def forward(self, batch: LMBatch, state: Optional["ReaderState"] = None) -> torch.Tensor:
         """(B, T) log p of every token given the tokens before it (0 at each BOS and at padding)."""
-        B, T = batch.words.shape
-        if T < 2:
-            return batch.words.new_zeros(B, T, dtype=torch.float32)
-        entities = self.entity_states(batch) if self.uses_context else None  # (B, S + 1, K, D) or None
-        x = self.embed_inputs(batch, entities)
-        h, _ = self.lstm(x)  # padding sits after each document: real positions do not depend on it
-        h = self.dropout(h)
-        return self.score_tokens(h, batch, entities)
+        return self.read(batch, state)[0]
 
-    def entity_states(self, batch: LMBatch) -> torch.Tensor:
-        """(B, S + 1, K, D): d_k before each sentence (index 0: zeros; index i: after sentences < i)."""
+    def read(self, batch: LMBatch, state: Optional["ReaderState"] = None) -> Tuple[torch.Tensor, "ReaderState"]:
+        """Log p as ``forward``, starting from ``state`` (the LSTM and entity states after the text before
+        ``batch``; None: a document's start), and the state after ``batch``. A state is exact for a batch of
+        one document (with several, the LSTM's final state would include the shorter ones' padding)."""
+        B, T = batch.words.shape
+        if T == 0:
+            return batch.words.new_zeros(B, T, dtype=torch.float32), state
+        entities = self.entity_states(batch, None if state is None else state.entities) if self.uses_context else None
+        x = self.embed_inputs(batch, entities)
+        h, (h_n, c_n) = self.lstm(x, None if state is None else (state.h, state.c))
+        # padding sits after each document: its real positions do not depend on it
+        logp = self.score_tokens(self.dropout(h), batch, entities)
+        return logp, ReaderState(h_n, c_n, entities[:, -1] if entities is not None else None)
+
+    def entity_states(self, batch: LMBatch, initial: Optional[torch.Tensor] = None) -> torch.Tensor:
+        """(B, S + 1, K, D): d_k before each sentence (index 0: ``initial``, by default zeros; index i: after
+        sentences < i)."""
         B, T = batch.words.shape
         S = int(batch.sentence.max()) + 1
         K, D = self.n_slots, self.context_width
@@ -126,7 +144,7 @@ class DynamicEntityLM(nn.Module):
                 counts = counts.index_add(0, rows, torch.ones(len(rows)))
         mean = (contexts / counts.clamp(min=1)[:, None]).view(B, S, K, D)
         seen = (counts > 0).view(B, S, K, 1)
-        states = [mean.new_zeros(B, K, D)]
+        states = [mean.new_zeros(B, K, D) if initial is None else initial]
         # unbind once: indexing mean[:, i] in the loop costs a full-size zero gradient per sentence
         for mean_i, seen_i in zip(mean.unbind(1), seen.unbind(1)):  # merge sentence by sentence
             if bool(seen_i.any()):
@@ -205,12 +223,10 @@ def score_continuations(lm: DynamicEntityLM, prefix: LMBatch, words: torch.Tenso
     ``<bos> … <eos>`` without padding) after the one document in ``prefix``: the prefix is read once and its
     LSTM state and entity states are shared by the alternatives (the DNTM's cloze by sentence likelihood)."""
     C, L = words.shape
-    S = int(prefix.sentence.max()) + 1
-    entities = lm.entity_states(prefix) if lm.uses_context else None
-    _, (h_n, c_n) = lm.lstm(lm.embed_inputs(prefix, entities))
-    after = entities[:, S:S + 1].expand(C, -1, -1, -1) if entities is not None else None
-    sentence = torch.zeros_like(words)
-    batch = LMBatch(words, slots, sentence, torch.ones_like(words), torch.arange(C * L).view(C, L),
+    _, state = lm.read(prefix)
+    after = state.entities[:, None].expand(C, -1, -1, -1) if state.entities is not None else None
+    batch = LMBatch(words, slots, torch.zeros_like(words), torch.ones_like(words), torch.arange(C * L).view(C, L),
                     torch.arange(C), torch.zeros(C, dtype=torch.int64))
-    h, _ = lm.lstm(lm.embed_inputs(batch, after), (h_n.expand(-1, C, -1).contiguous(), c_n.expand(-1, C, -1).contiguous()))
+    h, _ = lm.lstm(lm.embed_inputs(batch, after), (state.h.expand(-1, C, -1).contiguous(),
+                                                   state.c.expand(-1, C, -1).contiguous()))
     return lm.score_tokens(lm.dropout(h), batch, after).sum(dim=1)
