@@ -34,7 +34,7 @@ def mean_quantile(lm, lm_docs: List[LMDocument], max_per_doc: int = 20) -> Dict[
                 words = torch.from_numpy(numpy.tile(lm_doc.words[s], (len(candidates), 1)))
                 slots = torch.from_numpy(numpy.tile(lm_doc.slots[s], (len(candidates), 1)))
                 slots[:, position] = torch.tensor(candidates)
-                scores = score_continuations(lm, pad_documents([prefix]), words, slots).numpy()
+                scores = score_continuations(lm, pad_documents([prefix]), words, slots).cpu().numpy()
                 right_score = scores[candidates.index(right)]
                 wrong = numpy.delete(scores, candidates.index(right))
                 quantiles.append(float(((wrong < right_score).sum() + 0.5 * (wrong == right_score).sum()) / len(wrong)))

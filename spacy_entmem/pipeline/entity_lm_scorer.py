@@ -130,7 +130,7 @@ class EntityLMScorer(TrainablePipe):
         with torch.no_grad():
             for start in range(0, len(short), batch_size):
                 indices = short[start:start + batch_size]
-                logp = self.model.predict([lm_docs[i] for i in indices]).numpy()
+                logp = self.model.predict([lm_docs[i] for i in indices]).cpu().numpy()
                 for b, i in enumerate(indices):
                     flat[i] = logp[b][predicted_positions(lm_docs[i])]
             for i in (i for i, d in enumerate(lm_docs) if len(d.words) > block):
@@ -143,7 +143,7 @@ class EntityLMScorer(TrainablePipe):
             part = LMDocument(lm_doc.words[start:start + block], lm_doc.slots[start:start + block],
                               lm_doc.tokens[start:start + block])
             logp, state = lm.read(pad_documents([part]), state)
-            pieces.append(logp[0].numpy()[predicted_positions(part)])
+            pieces.append(logp[0].cpu().numpy()[predicted_positions(part)])
         return numpy.concatenate(pieces)
 
     def predict(self, docs: Iterable[Doc]):

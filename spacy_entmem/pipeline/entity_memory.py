@@ -215,16 +215,16 @@ class EntityMemory(TrainablePipe):
         for i, doc in enumerate(docs):
             n = len(doc) if spans is None else len(spans[i])
             log = {
-                "entity": out.entity[i, :n].numpy().astype(numpy.float32),
-                "overwrite": out.overwrite[i, :n].numpy().astype(numpy.float32),
-                "coref": out.coref[i, :n].numpy().astype(numpy.float32),
-                "usage": out.usage[i, :n].numpy().astype(numpy.float32),
+                "entity": out.entity[i, :n].cpu().numpy().astype(numpy.float32),
+                "overwrite": out.overwrite[i, :n].cpu().numpy().astype(numpy.float32),
+                "coref": out.coref[i, :n].cpu().numpy().astype(numpy.float32),
+                "usage": out.usage[i, :n].cpu().numpy().astype(numpy.float32),
             }
             if spans is not None:
                 log["spans"] = spans[i]
             if forced:  # the decisions the memory took in its loop: the clusters are its contents
-                log["action"] = out.actions[i, :n].numpy().astype(numpy.int8)
-                log["cell"] = out.cells[i, :n].numpy().astype(numpy.int16)
+                log["action"] = out.actions[i, :n].cpu().numpy().astype(numpy.int8)
+                log["cell"] = out.cells[i, :n].cpu().numpy().astype(numpy.int16)
                 log["decided_in_loop"] = numpy.ones(1, dtype=bool)
             else:
                 log["action"], log["cell"] = decode_actions(log, self.cfg["entity_threshold"],

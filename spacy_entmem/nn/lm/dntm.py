@@ -57,6 +57,9 @@ class LMBatch:
     sentence_doc: torch.Tensor
     sentence_index: torch.Tensor
 
+    def to(self, device: torch.device) -> "LMBatch":
+        return LMBatch(*(getattr(self, f).to(device) for f in self.__dataclass_fields__))
+
 
 class DynamicEntityLM(nn.Module):
     """See the module docstring. ``dynamic`` = "none" is the paper's baseline (A), "input" (B), "output" (C),
@@ -107,6 +110,7 @@ class DynamicEntityLM(nn.Module):
         """Log p as ``forward``, starting from ``state`` (the LSTM and entity states after the text before
         ``batch``; None: a document's start), and the state after ``batch``. A state is exact for a batch of
         one document (with several, the LSTM's final state would include the shorter ones' padding)."""
+        batch = batch.to(self.embedding.weight.device)
         B, T = batch.words.shape
         if T == 0:
             return batch.words.new_zeros(B, T, dtype=torch.float32), state
@@ -123,8 +127,8 @@ class DynamicEntityLM(nn.Module):
         B, T = batch.words.shape
         S = int(batch.sentence.max()) + 1
         K, D = self.n_slots, self.context_width
-        contexts = torch.zeros(B * S * K, D)
-        counts = torch.zeros(B * S * K)
+        contexts = self.embedding.weight.new_zeros(B * S * K, D)
+        counts = self.embedding.weight.new_zeros(B * S * K)
         positions = batch.sentence_tokens
         real = positions >= 0
         flat_slots = batch.slots.reshape(-1)
@@ -141,7 +145,7 @@ class DynamicEntityLM(nn.Module):
                 sentences = chunk[n]
                 rows = (batch.sentence_doc[sentences] * S + batch.sentence_index[sentences]) * K + slots[sentences, l]
                 contexts = contexts.index_add(0, rows, context)
-                counts = counts.index_add(0, rows, torch.ones(len(rows)))
+                counts = counts.index_add(0, rows, counts.new_ones(len(rows)))
         mean = (contexts / counts.clamp(min=1)[:, None]).view(B, S, K, D)
         seen = (counts > 0).view(B, S, K, 1)
         states = [mean.new_zeros(B, K, D) if initial is None else initial]
@@ -160,7 +164,7 @@ class DynamicEntityLM(nn.Module):
         (right-padded to their ``lengths``)."""
         x = self.dropout(self.context_embedding(words))
         forward_h = self.context_forward(x)[0]
-        steps = torch.arange(words.shape[1])
+        steps = torch.arange(words.shape[1], device=words.device)
         reverse = (lengths[:, None] - 1 - steps).clamp(min=0)  # position t of the reversed sentence
         backward_h = self.context_backward(x.gather(1, reverse[..., None].expand_as(x)))[0]
         zeros = forward_h.new_zeros(len(n), forward_h.shape[-1])
@@ -198,7 +202,7 @@ class DynamicEntityLM(nn.Module):
                 states = entities[b[e], batch.sentence[b[e], t[e]]]  # (n, K, D)
                 scores = scores + torch.einsum("nd,nkd->nk", context[e] @ self.to_output.weight, states)
             slot_logp = torch.log_softmax(scores, dim=-1)
-            logp = logp.index_add(0, e, slot_logp[torch.arange(len(e)), slots[e]])
+            logp = logp.index_add(0, e, slot_logp[torch.arange(len(e), device=e.device), slots[e]])
         return h.new_zeros(B, T).index_put((b, t), logp)
 
     def merged(self, new: torch.Tensor, old: torch.Tensor) -> torch.Tensor:
@@ -224,9 +228,11 @@ def score_continuations(lm: DynamicEntityLM, prefix: LMBatch, words: torch.Tenso
     LSTM state and entity states are shared by the alternatives (the DNTM's cloze by sentence likelihood)."""
     C, L = words.shape
     _, state = lm.read(prefix)
+    words, slots = words.to(state.h.device), slots.to(state.h.device)
     after = state.entities[:, None].expand(C, -1, -1, -1) if state.entities is not None else None
-    batch = LMBatch(words, slots, torch.zeros_like(words), torch.ones_like(words), torch.arange(C * L).view(C, L),
-                    torch.arange(C), torch.zeros(C, dtype=torch.int64))
+    index = torch.arange(C * L, device=words.device)
+    batch = LMBatch(words, slots, torch.zeros_like(words), torch.ones_like(words), index.view(C, L),
+                    index[:C], torch.zeros_like(index[:C]))
     h, _ = lm.lstm(lm.embed_inputs(batch, after), (state.h.expand(-1, C, -1).contiguous(),
                                                    state.c.expand(-1, C, -1).contiguous()))
     return lm.score_tokens(lm.dropout(h), batch, after).sum(dim=1)

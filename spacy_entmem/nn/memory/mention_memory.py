@@ -229,6 +229,14 @@ class MentionMemory(nn.Module):
         # pair features held at category 0 ("not applicable"), for ablations (benchmarks/feature_ablation.py)
         self.disabled_pair_features: Tuple[int, ...] = ()
 
+    @property
+    def device(self) -> torch.device:
+        return self.update_gate.weight.device
+
+    def _tensor(self, array: numpy.ndarray) -> torch.Tensor:
+        """A numpy array as a tensor on the module's device (CPU arrays drive the loop's bookkeeping)."""
+        return torch.from_numpy(array).to(self.device)
+
     represent_spans = SpanPetraMemory.represent_spans
     _represent_chunk = SpanPetraMemory._represent_chunk
 
@@ -242,18 +250,20 @@ class MentionMemory(nn.Module):
         B, M = spans.shape[:2]
         if X.shape[1] == 0 or M == 0:
             return self._empty(X, n_spans)
+        # inputs come as CPU tensors; the loop's bookkeeping stays in numpy on the CPU
+        X, lengths, spans, attributes = (t.to(self.device) for t in (X, lengths, spans, attributes))
         h = self.dropout(encode_left_to_right(self.encoder, self.dropout(X), lengths))
         g = self.dropout(self.represent_spans(h, spans))
-        attrs = attributes.numpy()
+        attrs = attributes.cpu().numpy()
         candidate = torch.cat([g, self.pronoun_embedding(attributes[..., PRONOUN]),
                                attributes[..., [QUOTED, PROPER]].to(g.dtype)], dim=-1)
         mention_score = self.mention_mlp(candidate).squeeze(-1)
         new_score = self.new_entity_mlp(candidate).squeeze(-1)
         sim_token = self.similarity_mlp.project_tokens(g)
         del h, candidate  # not needed by the loop: at inference their memory is freed before it (~1.2 GB at 1M tokens)
-        return self.read_memory(g, sim_token, mention_score, new_score, spans.numpy(), attrs,
-                                n_spans, None if clusters is None else clusters.numpy(),
-                                None if partial is None else partial.numpy().astype(bool))
+        return self.read_memory(g, sim_token, mention_score, new_score, spans.cpu().numpy(), attrs,
+                                n_spans.cpu(), None if clusters is None else clusters.cpu().numpy(),
+                                None if partial is None else partial.cpu().numpy().astype(bool))
 
     def read_memory(self, g, sim_token, mention_score, new_score, spans, attrs, n_spans, clusters,
                     partial=None) -> MemoryOutput:
@@ -282,11 +292,11 @@ class MentionMemory(nn.Module):
             log_p = torch.log_softmax(logits, dim=-1)
             if clusters is not None:  # teacher forcing: the best of the actions the gold allows
                 allowed, supervised = allowed_actions(state, clusters[:, t], cell_cluster, partial)
-                mask = torch.from_numpy(allowed)
-                decision = choose(log_p.detach().masked_fill(~mask, -float("inf")).numpy(), state)
+                mask = self._tensor(allowed)
+                decision = choose(log_p.detach().masked_fill(~mask, -float("inf")).cpu().numpy(), state)
                 gold = torch.logsumexp(log_p.masked_fill(~mask, -float("inf")), dim=-1)
                 counted = supervised & active[:, t]
-                gold_steps.append(gold * torch.from_numpy(counted).to(gold.dtype))
+                gold_steps.append(gold * self._tensor(counted).to(gold.dtype))
                 n_supervised += int(counted.sum())
             else:
                 decision = self._greedy(log_p.detach(), state)
@@ -302,7 +312,7 @@ class MentionMemory(nn.Module):
                 fresh = acted & (code < 0) & (decision.action == OVERWRITE)
                 cell_cluster[rows[fresh], decision.cell[fresh]] = NO_CLUSTER
             state.apply(decision.action, decision.cell, attrs[:, t], spans[:, t, 1], self.usage_decay, active[:, t])
-            usages.append(torch.from_numpy(state.usage.copy()).to(g.dtype))
+            usages.append(self._tensor(state.usage.copy()).to(g.dtype))
         return self._output(torch.stack(log_probs, dim=1), numpy.stack(actions, 1), numpy.stack(cells, 1),
                             torch.stack(usages, dim=1), n_spans, active_mask,
                             torch.stack(gold_steps, dim=1) if gold_steps else None, n_supervised)
@@ -312,7 +322,7 @@ class MentionMemory(nn.Module):
         scores = log_p.clone()
         scores[:, IGNORE] += self.ignore_bias
         scores[:, OVERWRITE] += self.new_entity_bias
-        return choose(scores.numpy(), state)
+        return choose(scores.cpu().numpy(), state)
 
     def projected_feature_table(self) -> torch.Tensor:
         """(Σ sizes, mlp_width): each feature category's embedding times its block of the similarity MLP's
@@ -335,9 +345,9 @@ class MentionMemory(nn.Module):
         features = state.pair_features(attrs_t, starts_t, rows, cells)
         if self.disabled_pair_features:
             features[:, list(self.disabled_pair_features)] = 0
-        rows_t, cells_t = torch.from_numpy(rows), torch.from_numpy(cells)
+        rows_t, cells_t = self._tensor(rows), self._tensor(cells)
         # the features' share of the MLP's first layer: one lookup-and-sum in the projected table
-        feature_part = F.embedding_bag(torch.from_numpy(features + FEATURE_OFFSETS), feature_table, mode="sum")
+        feature_part = F.embedding_bag(self._tensor(features + FEATURE_OFFSETS), feature_table, mode="sum")
         cell_memory = memory[rows_t, cells_t]
         mlp = self.similarity_mlp  # its first layer on [g; m; g⊙m; φ], the m block precomputed per cell
         pre = sim_t[rows_t] + feature_part + memory_part[rows_t, cells_t] + mlp.memory_projs[1](g_t[rows_t] * cell_memory)
@@ -351,10 +361,10 @@ class MentionMemory(nn.Module):
         rows = numpy.flatnonzero(active & (decision.action != IGNORE))
         if not len(rows):
             return memory, memory_part
-        rows_t, cells_t = torch.from_numpy(rows), torch.from_numpy(decision.cell[rows])
+        rows_t, cells_t = self._tensor(rows), self._tensor(decision.cell[rows])
         old, new = memory[rows_t, cells_t], g_t[rows_t]
         keep = torch.sigmoid(self.update_gate(torch.cat([old, new], dim=-1)))
-        coref = torch.from_numpy(decision.action[rows] == COREF)[:, None]
+        coref = self._tensor(decision.action[rows] == COREF)[:, None]
         updated = torch.where(coref, keep * old + (1 - keep) * new, new)
         return (memory.index_put((rows_t, cells_t), updated),
                 memory_part.index_put((rows_t, cells_t), self.similarity_mlp.memory_projs[0](updated)))
@@ -367,9 +377,9 @@ class MentionMemory(nn.Module):
         B, M, _ = log_p.shape
         N = self.n_cells
         probs = log_p.exp()
-        mask = active_mask.to(probs.dtype)
-        cell_tensor = torch.from_numpy(numpy.maximum(cells, 0))
-        taken = F.one_hot(cell_tensor, N).to(probs.dtype) * torch.from_numpy(actions == OVERWRITE)[..., None]
+        mask = active_mask.to(device=probs.device, dtype=probs.dtype)
+        cell_tensor = self._tensor(numpy.maximum(cells, 0))
+        taken = F.one_hot(cell_tensor, N).to(probs.dtype) * self._tensor(actions == OVERWRITE)[..., None]
         out = MemoryOutput(
             entity=(1 - probs[..., IGNORE]) * mask,
             overwrite=probs[..., OVERWRITE, None] * taken * mask[..., None],
@@ -377,8 +387,8 @@ class MentionMemory(nn.Module):
             usage=usage * mask[..., None],
             lengths=n_spans,
         )
-        out.actions = torch.from_numpy(actions * active_mask.numpy())
-        out.cells = torch.from_numpy(numpy.where(active_mask.numpy(), cells, -1))
+        out.actions = torch.from_numpy(actions * active_mask.cpu().numpy())
+        out.cells = torch.from_numpy(numpy.where(active_mask.cpu().numpy(), cells, -1))
         out.gold_logprob, out.supervised_steps = gold_logprob, n_supervised
         return out
 

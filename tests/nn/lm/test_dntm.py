@@ -126,3 +126,20 @@ def test_scoring_alternative_next_sentences_matches_scoring_whole_documents(dyna
         logp = lm(pad_documents([whole]))[0]
         assert float(scores[row]) == pytest.approx(float(logp[-len(last_words):].sum()), abs=1e-4)
     assert float(scores[0]) != pytest.approx(float(scores[1]))
+
+
+@pytest.mark.parametrize("device", ["cpu"] + (["cuda"] if torch.cuda.is_available() else []))
+def test_the_language_model_runs_on_its_parameters_device_from_cpu_batches(device):
+    from spacy_entmem.nn.lm.dntm import score_continuations
+
+    lm = model()
+    batch = pad_documents(DOCS)
+    reference = lm(batch)
+    moved = lm.to(torch.device(device))
+    logp = moved(batch)  # a CPU batch
+    assert logp.device.type == device
+    assert torch.allclose(logp.cpu(), reference, atol=1e-5)
+    prefix = LMDocument(DOCS[0].words[:2], DOCS[0].slots[:2], DOCS[0].tokens[:2])
+    words = torch.from_numpy(numpy.stack([DOCS[0].words[2]] * 2))
+    slots = torch.from_numpy(numpy.stack([DOCS[0].slots[2]] * 2))
+    assert score_continuations(moved, pad_documents([prefix]), words, slots).device.type == device

@@ -175,3 +175,23 @@ def test_disabled_pair_features_no_longer_reach_the_scores(memory):
         assert not torch.allclose(memory(X, lengths, spans, n, same).coref, memory(X, lengths, spans, n, other).coref)
         memory.disabled_pair_features = tuple(range(len(PAIR_FEATURE_NAMES)))
         assert torch.allclose(memory(X, lengths, spans, n, same).coref, memory(X, lengths, spans, n, other).coref)
+
+
+DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_the_memory_runs_on_its_parameters_device_from_cpu_inputs(memory, device):
+    """Inputs arrive as CPU tensors (thinc's glue); the module moves them to its device, keeps its
+    bookkeeping in numpy, and gives the same decisions on every device."""
+    X, lengths, spans, n = _inputs(m=8, t=16)
+    attrs = _plain(8)
+    reference = memory.eval()(X, lengths, spans, n, attrs)
+    moved = memory.to(torch.device(device))
+    assert moved.device.type == device
+    out = moved(X, lengths, spans, n, attrs)
+    assert out.entity.device.type == device and out.actions.device.type == "cpu"
+    assert out.actions.tolist() == reference.actions.tolist() and out.cells.tolist() == reference.cells.tolist()
+    assert torch.allclose(out.coref.cpu(), reference.coref, atol=1e-5)
+    train = moved.train()(X, lengths, spans, n, attrs, torch.tensor([[0, -1, 1, 0, 2, 1, -1, 0]]))
+    action_loss(train).backward()
