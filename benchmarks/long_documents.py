@@ -1,6 +1,10 @@
 """Documents of any length: time per token and peak memory for 1k, 10k, 100k and 1M-token documents.
 
     python benchmarks/long_documents.py --model training/litbank_sm/model-best [--sizes 1000,10000,100000,1000000]
+    python benchmarks/long_documents.py --model default --add-lm training/dntm/both-s0/model-best
+
+``--add-lm`` appends the entity_lm_scorer of a trained pipeline, which then scores the document with the
+clusters the memory predicted (reported like every other component).
 
 Each size runs in a fresh subprocess: the document is real LitBank text (the fold-0 test documents,
 repeated to the length) built from its words and run through every component in one left-to-right pass.
@@ -40,7 +44,7 @@ def reset_peak() -> None:
     Path("/proc/self/clear_refs").write_text("5")
 
 
-def run_one(model: str, n_tokens: int, data_dir: Path) -> dict:
+def run_one(model: str, n_tokens: int, data_dir: Path, lm: str = "") -> dict:
     import spacy
     import torch
     from spacy.tokens import Doc
@@ -49,6 +53,8 @@ def run_one(model: str, n_tokens: int, data_dir: Path) -> dict:
 
     torch.set_num_threads(1)
     nlp = spacy.load(model) if model != "default" else spacy_entmem.load_default()
+    if lm:
+        nlp.add_pipe("entity_lm_scorer", source=spacy.load(lm))
     words = litbank_words(data_dir, n_tokens)
     nlp(Doc(nlp.vocab, words=words[:200]))  # warm up
     doc = Doc(nlp.vocab, words=words)
@@ -69,6 +75,7 @@ def run_one(model: str, n_tokens: int, data_dir: Path) -> dict:
         "log_mb": sum(a.nbytes for a in log.values()) / 2 ** 20 if log is not None else None,
         "candidates": int(len(log["entity"])) if log is not None else None,
         "mentions": len(doc.spans.get("coref_mentions", [])), "clusters": len(doc._.coref_clusters),
+        "perplexity": doc._.perplexity if lm else None,
     }
 
 
@@ -78,15 +85,16 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,10000,100000,1000000")
     parser.add_argument("--data-dir", type=Path, default=Path("../shared/data/litbank"))
     parser.add_argument("--output", type=Path, default=None)
+    parser.add_argument("--add-lm", default="", help="A trained pipeline whose entity_lm_scorer is appended")
     parser.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one is not None:
-        print(json.dumps(run_one(args.model, args.one, args.data_dir)))
+        print(json.dumps(run_one(args.model, args.one, args.data_dir, args.add_lm)))
         return
     results = []
     for size in [int(s) for s in args.sizes.split(",")]:
         out = subprocess.run([sys.executable, __file__, "--model", args.model, "--data-dir", str(args.data_dir),
-                              "--one", str(size)], capture_output=True, text=True)
+                              "--add-lm", args.add_lm, "--one", str(size)], capture_output=True, text=True)
         if out.returncode != 0:
             print(f"{size} tokens: failed\n{out.stderr[-2000:]}", file=sys.stderr)
             continue

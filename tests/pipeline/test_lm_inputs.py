@@ -69,3 +69,17 @@ def test_vocabulary_counts_lowercased_words_and_rejects_a_tiny_size(doc):
     with pytest.raises(ValueError, match="vocabulary size must be more than 4"):
         LMVocabulary.count([doc], 3)
     assert numpy.array_equal(lm_document(doc, vocab).words[0][:2], [BOS, ENTITY])
+
+
+def test_crossing_mentions_keep_the_earlier_one_and_lose_no_token():
+    nlp = spacy.blank("en")
+    doc = nlp("the talented Miss Cowley sang . Miss Cowley bowed .")
+    doc.spans["coref_clusters_1"] = [Span(doc, 0, 3), Span(doc, 6, 8)]  # "the talented Miss"
+    doc.spans["coref_clusters_2"] = [Span(doc, 2, 4), Span(doc, 6, 7)]  # "Miss Cowley" crosses it
+    mentions = anonymised_mentions(doc, "coref_clusters", n_slots=10)
+    assert mentions == {0: (3, 0), 6: (8, 0)}
+    lm = lm_document(doc, LMVocabulary([]))
+    # no parser: sentences end after "."; "Cowley" (inside the crossing mention) stays a word
+    assert [w.tolist() for w in lm.words] == [[BOS, ENTITY, UNKNOWN, UNKNOWN, UNKNOWN, EOS],
+                                              [BOS, ENTITY, UNKNOWN, UNKNOWN, EOS]]
+    assert [t.tolist() for t in lm.tokens] == [[-1, 0, 3, 4, 5, -1], [-1, 6, 8, 9, -1]]
