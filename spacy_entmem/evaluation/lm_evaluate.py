@@ -1,7 +1,6 @@
 """Evaluation of ``entity_lm_scorer`` pipelines on documents with gold clusters: perplexity by token group
 (the Dynamic Neural Text Model's Table 2), by relative position in the document (its Fig. 4), scoring speed,
 and tables over variants and seeds."""
-import math
 import statistics
 import time
 from collections import defaultdict
@@ -13,16 +12,17 @@ import srsly
 from spacy.language import Language
 from spacy.tokens import Doc, DocBin
 
-from ..pipeline.lm_inputs import GROUPS
+from ..pipeline.entity_lm_scorer import EntityLMScorer
+from ..pipeline.lm_inputs import group_perplexities, perplexity
 
 N_POSITION_BINS = 10
 GROUP_TITLES = {"all": "(1) All", "reappearing": "(2) Reappearing entities", "following": "(3) Following entities",
                 "non_entity": "(4) Non-entities"}
 
 
-def find_scorer(nlp: Language):
-    for name, pipe in nlp.pipeline:
-        if pipe.__class__.__name__ == "EntityLMScorer":
+def find_scorer(nlp: Language) -> EntityLMScorer:
+    for _, pipe in nlp.pipeline:
+        if isinstance(pipe, EntityLMScorer):
             return pipe
     raise ValueError(f"[spacy-entmem] the pipeline has no entity_lm_scorer component (it has {nlp.pipe_names})")
 
@@ -38,27 +38,23 @@ def evaluate_lm(nlp: Language, docs: List[Doc], batch_size: int = 8, cloze_per_d
     start = time.perf_counter()
     lm_docs, logps = scorer.log_probs(docs, batch_size=batch_size)
     seconds = time.perf_counter() - start
-    totals = {group: [0.0, 0] for group in GROUPS}
+    by_group, tokens = group_perplexities(lm_docs, logps)
     by_position = numpy.zeros((N_POSITION_BINS, 2))
-    for lm_doc, logp in zip(lm_docs, logps):
-        for group, mask in lm_doc.groups().items():
-            totals[group][0] += float(logp[mask].sum())
-            totals[group][1] += int(mask.sum())
+    for logp in logps:
         if len(logp):
             bins = numpy.minimum((numpy.arange(len(logp)) * N_POSITION_BINS) // len(logp), N_POSITION_BINS - 1)
             numpy.add.at(by_position[:, 0], bins, logp)
             numpy.add.at(by_position[:, 1], bins, 1)
-    n_tokens = totals["all"][1]
     cloze = {}
     if cloze_per_doc > 0:
         from .lm_cloze import mean_quantile
 
         cloze = mean_quantile(scorer.torch_model().eval(), lm_docs, cloze_per_doc)
     return {**cloze,
-        "perplexity": {g: (math.exp(-total / n) if n else None) for g, (total, n) in totals.items()},
-        "tokens": {g: n for g, (_, n) in totals.items()},
-        "perplexity_by_position": [math.exp(-t / n) if n else None for t, n in by_position.tolist()],
-        "tokens_per_second": n_tokens / seconds if seconds > 0 else None,
+        "perplexity": by_group,
+        "tokens": tokens,
+        "perplexity_by_position": [perplexity(t, int(n)) for t, n in by_position.tolist()],
+        "tokens_per_second": tokens["all"] / seconds if seconds > 0 else None,
         "n_docs": len(docs),
     }
 

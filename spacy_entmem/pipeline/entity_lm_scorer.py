@@ -7,7 +7,6 @@ Model does (``lm_inputs``): each mention of a chain is one entity token. Writes,
 token, on the mention's first token; None on its other tokens and on white space), ``Doc._.lm_logprob`` (the
 sum over the doc's LM tokens, sentence ends included), ``Doc._.perplexity`` and ``Span._.perplexity``.
 """
-import math
 from typing import Any, Callable, Dict, Iterable, List, Optional
 
 import numpy
@@ -23,7 +22,7 @@ from thinc.api import Model
 
 from ..models.entity_lm import LM_LAYER, build_lm_module, pad_documents
 from ..models.memory import find_layer
-from .lm_inputs import GROUPS, NO_TOKEN, LMDocument, LMVocabulary, lm_document
+from .lm_inputs import NO_TOKEN, LMDocument, LMVocabulary, group_perplexities, lm_document
 from .lm_attributes import USER_DATA_KEY, register_lm_extensions
 from .settings import restore_cfg
 
@@ -56,16 +55,9 @@ def make_entity_lm_scores() -> Callable:
 def score_lm_examples(examples: Iterable[Example], pipe: "EntityLMScorer", **kwargs) -> Dict[str, float]:
     """Perplexity of the reference docs (gold clusters) by token group (DNTM Table 2), and its inverse
     ``lm_token_prob`` (the geometric-mean probability of a token: higher is better, for model selection)."""
-    docs = [eg.reference for eg in examples]
-    totals = {group: [0.0, 0] for group in GROUPS}
-    for lm_doc, logp in zip(*pipe.log_probs(docs)):
-        for group, mask in lm_doc.groups().items():
-            totals[group][0] += float(logp[mask].sum())
-            totals[group][1] += int(mask.sum())
-    scores = {}
-    for group, (total, n) in totals.items():
-        name = "lm_perplexity" if group == "all" else f"lm_perplexity_{group}"
-        scores[name] = math.exp(-total / n) if n else None
+    by_group, _ = group_perplexities(*pipe.log_probs([eg.reference for eg in examples]))
+    scores = {("lm_perplexity" if group == "all" else f"lm_perplexity_{group}"): value
+              for group, value in by_group.items()}
     scores["lm_token_prob"] = 1.0 / scores["lm_perplexity"] if scores["lm_perplexity"] else None
     return scores
 

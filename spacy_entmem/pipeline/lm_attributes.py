@@ -1,10 +1,11 @@
 """Extension attributes of ``entity_lm_scorer``, as getters over ``doc.user_data`` (so they survive DocBin
 and multiprocessing): ``Token._.lm_logprob``, ``Doc._.lm_logprob``, ``Doc._.perplexity``,
 ``Span._.perplexity``."""
-import math
 from typing import Optional
 
 from spacy.tokens import Doc, Span, Token
+
+from .lm_inputs import perplexity
 
 USER_DATA_KEY = "entmem_lm"
 
@@ -25,7 +26,7 @@ def doc_logprob(doc: Doc) -> Optional[float]:
 
 def doc_perplexity(doc: Doc) -> Optional[float]:
     scores = _scores(doc)
-    return math.exp(-scores["total"] / scores["n"]) if scores and scores["n"] else None
+    return perplexity(scores["total"], scores["n"]) if scores else None
 
 
 def span_perplexity(span: Span) -> Optional[float]:
@@ -34,7 +35,7 @@ def span_perplexity(span: Span) -> Optional[float]:
     if not scores:
         return None
     values = [v for v in scores["token_logprob"][span.start:span.end] if v is not None]
-    return math.exp(-sum(values) / len(values)) if values else None
+    return perplexity(sum(values), len(values))
 
 
 def register_lm_extensions() -> None:

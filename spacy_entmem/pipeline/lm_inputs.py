@@ -10,6 +10,7 @@ chain stays "[k] mother" only when "his mother" is not itself anonymised.
 Words are lowercased (``token.lower_``) and looked up in a closed vocabulary (unknown: ``UNKNOWN``); white
 space tokens are skipped. Sentences (the doc's own, else a punctuation rule) become ``<bos> … <eos>``.
 """
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Tuple
@@ -50,6 +51,22 @@ class LMDocument:
                 seen.add(slot)
         return {"all": numpy.ones(len(slots), dtype=bool), "reappearing": reappearing,
                 "following": previous != NO_ENTITY, "non_entity": slots == NO_ENTITY}
+
+
+def perplexity(total_logprob: float, n_tokens: int) -> Optional[float]:
+    """exp(− total / n); None when nothing was scored."""
+    return math.exp(-total_logprob / n_tokens) if n_tokens else None
+
+
+def group_perplexities(lm_docs: Iterable[LMDocument], logps: Iterable[numpy.ndarray]) -> Tuple[Dict, Dict]:
+    """({group: perplexity}, {group: tokens}) over documents and their per-predicted-token log p (``GROUPS``)."""
+    totals = {group: [0.0, 0] for group in GROUPS}
+    for lm_doc, logp in zip(lm_docs, logps):
+        for group, mask in lm_doc.groups().items():
+            totals[group][0] += float(logp[mask].sum())
+            totals[group][1] += int(mask.sum())
+    return ({group: perplexity(total, n) for group, (total, n) in totals.items()},
+            {group: n for group, (_, n) in totals.items()})
 
 
 class LMVocabulary:
