@@ -86,6 +86,24 @@ def gum_convert(
     _print_counts(counts)
 
 
+@app.command("inscript-convert")
+def inscript_convert(
+    data_dir: Path = typer.Argument(..., exists=True, file_okay=False,
+                                    help="InScript folder with data/{train,dev,test}Files and dataSplit.json"),
+    output_dir: Path = typer.Argument(..., help="Writes train.spacy, dev.spacy, test.spacy here"),
+    lang: str = typer.Option("en", help="Language of the vocab"),
+) -> None:
+    """InScript stories -> .spacy: each labelled token is a one-token mention of its referent (the label)."""
+    import spacy
+
+    from .corpora.convert import write_splits
+    from .corpora.inscript import read_inscript
+
+    counts = write_splits(read_inscript(data_dir), output_dir, spacy.blank(lang).vocab)
+    msg.good(f"InScript -> {output_dir}")
+    _print_counts(counts)
+
+
 @app.command("gap-evaluate")
 def gap_evaluate(
     model: str = typer.Argument(..., help="Pipeline directory or package ('default' for the shipped one)"),
@@ -192,6 +210,43 @@ def lm_evaluate(
              f"{ppl['following']:.1f}, non-entities {ppl['non_entity']:.1f}); {result['tokens']['all']:,} tokens, "
              f"{result['tokens_per_second']:,.0f} tokens/s; cloze MQ {result.get('cloze_mq')} over "
              f"{result.get('clozes', 0)} clozes; wrote {output}")
+
+
+@app.command("entity-prediction")
+def entity_prediction(
+    model: str = typer.Argument(..., help="Pipeline directory with an EntityNLM entity_lm_scorer"),
+    inscript_dir: Path = typer.Argument(..., exists=True, file_okay=False,
+                                        help="InScript folder (data/, dataSplit.json, humanPredictions.json)"),
+    output: Path = typer.Option(..., help="Write the result here (JSON)"),
+    batch_size: int = typer.Option(8, help="Stories per batch"),
+) -> None:
+    """EntityNLM's entity prediction on InScript test (Ji et al. 2017, Table 3): at the human-prediction slots,
+    the referent of the mention given the story before it, against always-new, a recency/frequency
+    conditional logit trained on InScript train, and the human guesses."""
+    import srsly
+    from spacy.tokens import Doc
+
+    from .corpora.docs import to_doc
+    from .corpora.inscript import human_accuracy, prediction_slots, read_inscript, slot_tokens
+    from .evaluation.entity_prediction import evaluate_entity_prediction
+    from .evaluation.lm_evaluate import describe, find_scorer
+
+    nlp = load_pipeline(model)
+    splits = read_inscript(inscript_dir)
+    slots = prediction_slots(inscript_dir)
+    test = [record for record in splits["test"] if record.doc_id in slots]
+    test_docs: List[Doc] = [to_doc(nlp.vocab, record) for record in test]
+    train_docs = [to_doc(nlp.vocab, record) for record in splits["train"]]
+    tokens = {i: slot_tokens(record.sentence_lengths, slots[record.doc_id]) for i, record in enumerate(test)}
+    result = {**describe(nlp), "model": model,
+              **evaluate_entity_prediction(find_scorer(nlp), train_docs, test_docs, tokens, batch_size),
+              "human": human_accuracy(inscript_dir)}
+    output.parent.mkdir(parents=True, exist_ok=True)
+    srsly.write_json(output, result)
+    msg.good(f"{result['slots']} slots: EntityNLM {100 * result['entitynlm']:.1f} %, always-new "
+             f"{100 * result['always_new']:.1f} %, shallow (recency + frequency) {100 * result['shallow']:.1f} %, "
+             f"humans {100 * result['human']['majority']:.1f} % (majority of 20; {100 * result['human']['per_guess']:.1f} "
+             f"% of guesses); wrote {output}")
 
 
 @app.command("lm-table")

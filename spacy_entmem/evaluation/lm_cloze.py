@@ -30,7 +30,7 @@ def mean_quantile(lm, lm_docs: List[LMDocument], max_per_doc: int = 20) -> Dict[
     with torch.no_grad():
         for lm_doc in lm_docs:
             for s, position, right, candidates in clozes(lm_doc, max_per_doc):
-                prefix = LMDocument(lm_doc.words[:s], lm_doc.slots[:s], lm_doc.tokens[:s])
+                prefix = lm_doc.sentences(0, s)
                 words = torch.from_numpy(numpy.tile(lm_doc.words[s], (len(candidates), 1)))
                 slots = torch.from_numpy(numpy.tile(lm_doc.slots[s], (len(candidates), 1)))
                 slots[:, position] = torch.tensor(candidates)

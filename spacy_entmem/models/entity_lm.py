@@ -9,9 +9,11 @@ from spacy.util import registry
 from thinc.api import ArgsKwargs, Model, PyTorchWrapper_v2
 
 from ..nn.lm.dntm import DYNAMIC, MERGES, DynamicEntityLM, LMBatch
+from ..nn.lm.entitynlm import EntityBatch, EntityNLM, EntityNLMOutput
 from ..pipeline.lm_inputs import LMDocument
 
 LM_LAYER = "entity_lm"
+DNTM, ENTITYNLM = "dntm", "entitynlm"  # the layer's ``kind``: how documents are encoded and read
 
 
 @registry.architectures("spacy_entmem.DynamicEntityLM.v1")
@@ -33,24 +35,51 @@ def build_dynamic_entity_lm(
         problems.append(f"dynamic must be one of {', '.join(DYNAMIC)}, got {dynamic!r}")
     if merge not in MERGES:
         problems.append(f"merge must be one of {', '.join(MERGES)}, got {merge!r}")
-    for name, value in (("n_slots", n_slots), ("embed_width", embed_width), ("hidden_width", hidden_width),
-                        ("context_width", context_width), ("shortlist", shortlist)):
-        if value < 1:
-            problems.append(f"{name} must be at least 1, got {value}")
-    if not 0.0 <= dropout < 1.0:
-        problems.append(f"dropout must be in [0, 1), got {dropout}")
-    if problems:
-        raise ValueError("[spacy-entmem] invalid DynamicEntityLM config: " + "; ".join(problems))
+    check_sizes("DynamicEntityLM", problems, dropout, n_slots=n_slots, embed_width=embed_width,
+                hidden_width=hidden_width, context_width=context_width, shortlist=shortlist)
 
     def build(vocab_size: int) -> DynamicEntityLM:
         return DynamicEntityLM(vocab_size, n_slots, embed_width, hidden_width, context_width, dynamic, merge,
                                dropout, cutoffs=(shortlist,))
 
-    return lm_layer(build, n_slots)
+    return lm_layer(build, n_slots, DNTM)
 
 
-def lm_layer(build: Callable[[int], torch.nn.Module], n_slots: int) -> Model:
-    return Model(LM_LAYER, lm_forward, attrs={"build": build, "n_slots": n_slots}, dims={"nV": None})
+@registry.architectures("spacy_entmem.EntityNLM.v1")
+def build_entitynlm(
+    n_slots: int = 80,
+    embed_width: int = 256,
+    hidden_width: int = 256,
+    max_length: int = 25,
+    dropout: float = 0.3,
+    shortlist: int = 2000,
+) -> Model[List[LMDocument], torch.Tensor]:
+    """EntityNLM (Ji et al. 2017): an LSTM LM with mention variables R (is a mention), E (which entity, or a
+    new one) and L (mention tokens left, at most ``max_length``) and a dynamic vector per entity (at most
+    ``n_slots`` per document); words through torch's adaptive softmax with a head of ``shortlist`` words.
+    Trained on the joint log-likelihood of words and gold mentions."""
+    problems: List[str] = []
+    check_sizes("EntityNLM", problems, dropout, n_slots=n_slots, embed_width=embed_width,
+                hidden_width=hidden_width, max_length=max_length, shortlist=shortlist)
+
+    def build(vocab_size: int) -> EntityNLM:
+        return EntityNLM(vocab_size, n_slots, embed_width, hidden_width, max_length, dropout, cutoffs=(shortlist,))
+
+    return lm_layer(build, n_slots, ENTITYNLM, max_length=max_length)
+
+
+def check_sizes(name: str, problems: List[str], dropout: float, **sizes: int) -> None:
+    """Raise one error naming every invalid value (``problems`` already found, sizes < 1, dropout)."""
+    problems.extend(f"{key} must be at least 1, got {value}" for key, value in sizes.items() if value < 1)
+    if not 0.0 <= dropout < 1.0:
+        problems.append(f"dropout must be in [0, 1), got {dropout}")
+    if problems:
+        raise ValueError(f"[spacy-entmem] invalid {name} config: " + "; ".join(problems))
+
+
+def lm_layer(build: Callable[[int], torch.nn.Module], n_slots: int, kind: str, max_length: int = 0) -> Model:
+    return Model(LM_LAYER, lm_forward, attrs={"build": build, "n_slots": n_slots, "kind": kind,
+                                              "max_length": max_length}, dims={"nV": None})
 
 
 def build_lm_module(model: Model, vocab_size: int) -> None:
@@ -58,7 +87,9 @@ def build_lm_module(model: Model, vocab_size: int) -> None:
     if model.layers:
         return
     model.set_dim("nV", vocab_size)
-    model._layers.append(PyTorchWrapper_v2(model.attrs["build"](vocab_size), convert_inputs=lm_inputs,
+    entitynlm = model.attrs["kind"] == ENTITYNLM
+    model._layers.append(PyTorchWrapper_v2(model.attrs["build"](vocab_size),
+                                           convert_inputs=entity_inputs if entitynlm else lm_inputs,
                                            convert_outputs=lm_outputs))
 
 
@@ -96,14 +127,39 @@ def pad_documents(docs: List[LMDocument]) -> LMBatch:
                                                      numpy.asarray(sentence_index, dtype="int64"))))
 
 
+def pad_entity_documents(docs: List[LMDocument]) -> EntityBatch:
+    """The documents (encoded without anonymisation) as one padded batch for EntityNLM."""
+    T = max((sum(len(w) for w in d.words) for d in docs), default=0)
+    columns = [numpy.zeros((len(docs), T), dtype="int64"), numpy.full((len(docs), T), -1, dtype="int64"),
+               numpy.zeros((len(docs), T), dtype="int64"), numpy.zeros((len(docs), T), dtype="int64")]
+    for b, doc in enumerate(docs):
+        if not doc.words:
+            continue
+        words = numpy.concatenate(doc.words)
+        for column, values in zip(columns, (words, numpy.concatenate(doc.slots), numpy.concatenate(doc.remaining),
+                                            numpy.ones_like(words))):
+            column[b, :len(words)] = values
+    return EntityBatch(*(torch.from_numpy(c) for c in columns))
+
+
 def lm_inputs(model: Model, docs: List[LMDocument], is_train: bool):
     return ArgsKwargs(args=(pad_documents(docs),), kwargs={}), lambda d: []
 
 
+def entity_inputs(model: Model, docs: List[LMDocument], is_train: bool):
+    return ArgsKwargs(args=(pad_entity_documents(docs),), kwargs={}), lambda d: []
+
+
 def lm_outputs(model: Model, inputs_outputs: Tuple, is_train: bool):
-    _, logp = inputs_outputs
+    """Training: the (B, T) log p the loss is taken over (EntityNLM: the joint log p of each token and its
+    mention variables). Prediction: the DNTM's (B, T) log p, or EntityNLM's whole ``EntityNLMOutput``."""
+    _, output = inputs_outputs
     if not is_train:
-        return logp.detach(), lambda d: None
+        if isinstance(output, EntityNLMOutput):
+            return EntityNLMOutput(*(getattr(output, f).detach() for f in output.__dataclass_fields__)), \
+                lambda d: None
+        return output.detach(), lambda d: None
+    logp = output.joint if isinstance(output, EntityNLMOutput) else output
     leaf = logp.detach().requires_grad_(True)
 
     def backprop(d_logp: torch.Tensor) -> ArgsKwargs:

@@ -6,6 +6,11 @@ Model does (``lm_inputs``): each mention of a chain is one entity token. Writes,
 ``Token._.lm_logprob`` (log p of the token given the tokens before it; for an anonymised mention, of its entity
 token, on the mention's first token; None on its other tokens and on white space), ``Doc._.lm_logprob`` (the
 sum over the doc's LM tokens, sentence ends included), ``Doc._.perplexity`` and ``Span._.perplexity``.
+
+EntityNLM (``spacy_entmem.EntityNLM.v1``) reads the words as they are, with the mentions of the clusters as
+its R / E / L variables: ``Token._.lm_logprob`` is log p(word | the words and mentions before it), and at
+each mention's first token ``Token._.entity_prediction`` is its distribution over the entities mentioned so
+far (by span key) and ``"new"``, before it saw the mention's words.
 """
 from typing import Any, Callable, Dict, Iterable, List, Optional
 
@@ -20,9 +25,10 @@ from spacy.training import Example, validate_get_examples
 from spacy.vocab import Vocab
 from thinc.api import Model
 
-from ..models.entity_lm import LM_LAYER, build_lm_module, pad_documents
+from ..models.entity_lm import ENTITYNLM, LM_LAYER, build_lm_module, pad_documents
+from ..nn.lm.entitynlm import EntityNLMOutput
 from ..models.memory import find_layer
-from .lm_inputs import NO_TOKEN, LMDocument, LMVocabulary, group_perplexities, lm_document
+from .lm_inputs import NO_TOKEN, LMDocument, LMVocabulary, chain_keys, group_perplexities, lm_document, perplexity
 from .lm_attributes import USER_DATA_KEY, register_lm_extensions
 from .settings import restore_cfg
 
@@ -34,12 +40,13 @@ DEFAULT_DNTM = {"@architectures": "spacy_entmem.DynamicEntityLM.v1", "n_slots": 
 
 @Language.factory(
     "entity_lm_scorer",
-    assigns=["token._.lm_logprob", "doc._.lm_logprob", "doc._.perplexity"],
+    assigns=["token._.lm_logprob", "token._.entity_prediction", "doc._.lm_logprob", "doc._.perplexity"],
     default_config={"model": DEFAULT_DNTM, "cluster_prefix": "coref_clusters", "vocab_size": 10000,
                     "min_mentions": 2, "block_sentences": 256,
                     "scorer": {"@scorers": "spacy_entmem.entity_lm_scorer.v1"}},
     default_score_weights={"lm_token_prob": 1.0, "lm_perplexity": None, "lm_perplexity_reappearing": None,
-                           "lm_perplexity_following": None, "lm_perplexity_non_entity": None},
+                           "lm_perplexity_following": None, "lm_perplexity_non_entity": None,
+                           "lm_joint_perplexity": None},
 )
 def make_entity_lm_scorer(nlp: Language, name: str, model: Model, cluster_prefix: str, vocab_size: int,
                           min_mentions: int, block_sentences: int, scorer: Optional[Callable]) -> "EntityLMScorer":
@@ -53,12 +60,19 @@ def make_entity_lm_scores() -> Callable:
 
 
 def score_lm_examples(examples: Iterable[Example], pipe: "EntityLMScorer", **kwargs) -> Dict[str, float]:
-    """Perplexity of the reference docs (gold clusters) by token group (DNTM Table 2), and its inverse
-    ``lm_token_prob`` (the geometric-mean probability of a token: higher is better, for model selection)."""
-    by_group, _ = group_perplexities(*pipe.log_probs([eg.reference for eg in examples]))
+    """Perplexity of the reference docs (gold clusters) by token group (DNTM Table 2), and the inverse of the
+    perplexity a model is selected on as ``lm_token_prob`` (the geometric-mean probability of a token: higher
+    is better). EntityNLM adds ``lm_joint_perplexity`` (words and mention variables, Eq. 9), its paper's
+    selection criterion."""
+    lm_docs, scored = pipe.score_docs([eg.reference for eg in examples])
+    by_group, _ = group_perplexities(lm_docs, [s["word"] for s in scored])
     scores = {("lm_perplexity" if group == "all" else f"lm_perplexity_{group}"): value
               for group, value in by_group.items()}
-    scores["lm_token_prob"] = 1.0 / scores["lm_perplexity"] if scores["lm_perplexity"] else None
+    selected = scores["lm_perplexity"]
+    if pipe.is_entitynlm:
+        selected = scores["lm_joint_perplexity"] = perplexity(sum(float(s["joint"].sum()) for s in scored),
+                                                             sum(len(s["joint"]) for s in scored))
+    scores["lm_token_prob"] = 1.0 / selected if selected else None
     return scores
 
 
@@ -103,54 +117,89 @@ class EntityLMScorer(TrainablePipe):
             raise ValueError(f"[spacy-entmem] {self.name}: no model yet: run nlp.initialize() or load a trained pipeline")
         return self._layer.layers[0].shims[0]._model
 
+    @property
+    def is_entitynlm(self) -> bool:
+        return self._layer.attrs["kind"] == ENTITYNLM
+
     def to_lm(self, doc: Doc) -> LMDocument:
         if self.lm_vocab is None:
             raise ValueError(f"[spacy-entmem] {self.name}: no vocabulary yet: run nlp.initialize() or load a "
                              "trained pipeline")
         return lm_document(doc, self.lm_vocab, self.cfg["cluster_prefix"], self._layer.attrs["n_slots"],
-                           self.cfg["min_mentions"])
+                           self.cfg["min_mentions"], anonymise=not self.is_entitynlm,
+                           max_length=self._layer.attrs["max_length"])
 
     # -- inference ----------------------------------------------------------------------------------
     def log_probs(self, docs: List[Doc], batch_size: int = 8):
-        """(LM documents, log p per predicted LM token as a flat array per doc). A document of more than
+        """(LM documents, log p per predicted LM token as a flat array per doc)."""
+        lm_docs, scored = self.score_docs(docs, batch_size)
+        return lm_docs, [s["word"] for s in scored]
+
+    def score_docs(self, docs: List[Doc], batch_size: int = 8):
+        """(LM documents, per doc a dict of flat arrays over its predicted LM tokens: ``word`` log p,
+        ``joint`` log p (EntityNLM: with the mention variables; else the word's), and for EntityNLM
+        ``entity`` (n, K) log p(E_t) at mention starts (−inf elsewhere)). A DNTM document of more than
         ``block_sentences`` sentences is read alone, block by block, with the LSTM and entity states carried
-        over (the same scores; memory bounded by the block, not the document)."""
+        over (the same scores; memory bounded by the block, not the document); EntityNLM reads it whole."""
         lm_docs = [self.to_lm(doc) for doc in docs]
-        block = self.cfg["block_sentences"]
-        flat: List[Optional[numpy.ndarray]] = [None] * len(lm_docs)
-        short = [i for i, d in enumerate(lm_docs) if len(d.words) <= block]
+        block = self.cfg["block_sentences"] if not self.is_entitynlm else None
+        scored: List[Optional[Dict[str, numpy.ndarray]]] = [None] * len(lm_docs)
+        short = [i for i, d in enumerate(lm_docs) if block is None or len(d.words) <= block]
         with torch.no_grad():
             for start in range(0, len(short), batch_size):
                 indices = short[start:start + batch_size]
-                logp = self.model.predict([lm_docs[i] for i in indices]).cpu().numpy()
+                output = self.model.predict([lm_docs[i] for i in indices])
                 for b, i in enumerate(indices):
-                    flat[i] = logp[b][predicted_positions(lm_docs[i])]
-            for i in (i for i, d in enumerate(lm_docs) if len(d.words) > block):
-                flat[i] = self._read_in_blocks(lm_docs[i], block)
-        return lm_docs, flat
+                    positions = predicted_positions(lm_docs[i])
+                    if isinstance(output, EntityNLMOutput):
+                        scored[i] = {"word": output.word[b].cpu().numpy()[positions],
+                                     "joint": output.joint[b].cpu().numpy()[positions],
+                                     "entity": output.entity_logp[b].cpu().numpy()[positions]}
+                    else:
+                        logp = output[b].cpu().numpy()[positions]
+                        scored[i] = {"word": logp, "joint": logp}
+            for i in (i for i, d in enumerate(lm_docs) if i not in set(short)):
+                logp = self._read_in_blocks(lm_docs[i], block)
+                scored[i] = {"word": logp, "joint": logp}
+        return lm_docs, scored
 
     def _read_in_blocks(self, lm_doc: LMDocument, block: int) -> numpy.ndarray:
         lm, state, pieces = self.torch_model(), None, []
         for start in range(0, len(lm_doc.words), block):
-            part = LMDocument(lm_doc.words[start:start + block], lm_doc.slots[start:start + block],
-                              lm_doc.tokens[start:start + block])
+            part = lm_doc.sentences(start, start + block)
             logp, state = lm.read(pad_documents([part]), state)
             pieces.append(logp[0].cpu().numpy()[predicted_positions(part)])
         return numpy.concatenate(pieces)
 
     def predict(self, docs: Iterable[Doc]):
-        return self.log_probs(list(docs))
+        return self.score_docs(list(docs))
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
-        lm_docs, flat = predictions
-        for doc, lm_doc, logp in zip(docs, lm_docs, flat):
+        lm_docs, scored = predictions
+        for doc, lm_doc, scores in zip(docs, lm_docs, scored):
+            logp = scores["word"]
             tokens = numpy.concatenate([t[1:] for t in lm_doc.tokens]) if lm_doc.tokens else numpy.zeros(0, "int64")
             per_token: List[Optional[float]] = [None] * len(doc)
             for token, value in zip(tokens.tolist(), logp.tolist()):
                 if token != NO_TOKEN:
                     per_token[token] = value
-            doc.user_data[USER_DATA_KEY] = {"token_logprob": per_token, "total": float(logp.sum()),
-                                            "n": int(len(logp))}
+            annotations = {"token_logprob": per_token, "total": float(logp.sum()), "n": int(len(logp))}
+            if "entity" in scores:
+                annotations["entity_prediction"] = self._entity_predictions(doc, tokens, scores["entity"])
+            doc.user_data[USER_DATA_KEY] = annotations
+
+    def _entity_predictions(self, doc: Doc, tokens: numpy.ndarray, entity_logp: numpy.ndarray) -> Dict[str, Dict[str, float]]:
+        """{token index (as str): {span key of an entity mentioned before, or "new": probability}} at mention
+        starts."""
+        keys = chain_keys(doc, self.cfg["cluster_prefix"], self._layer.attrs["n_slots"], self.cfg["min_mentions"])
+        out: Dict[str, Dict[str, float]] = {}
+        for token, logp in zip(tokens.tolist(), entity_logp):
+            if token == NO_TOKEN or not numpy.isfinite(logp).any():
+                continue
+            n_seen = int(numpy.isfinite(logp).sum()) - 1
+            probs = numpy.exp(logp[:n_seen + 1])
+            out[str(token)] = {**{keys[k]: float(probs[k]) for k in range(n_seen)}, "new": float(probs[n_seen])}
+        return out
 
     # -- training -----------------------------------------------------------------------------------
     def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None,

@@ -1,6 +1,6 @@
 """Extension attributes of ``entity_lm_scorer``, as getters over ``doc.user_data`` (so they survive DocBin
 and multiprocessing): ``Token._.lm_logprob``, ``Doc._.lm_logprob``, ``Doc._.perplexity``,
-``Span._.perplexity``."""
+``Span._.perplexity``; EntityNLM's ``Token._.entity_prediction``."""
 from typing import Optional
 
 from spacy.tokens import Doc, Span, Token
@@ -38,6 +38,13 @@ def span_perplexity(span: Span) -> Optional[float]:
     return perplexity(sum(values), len(values))
 
 
+def entity_prediction(token: Token) -> Optional[dict]:
+    """At a mention's first token (EntityNLM): {span key of an earlier entity, or "new": probability}."""
+    scores = _scores(token.doc)
+    predictions = scores.get("entity_prediction") if scores else None
+    return None if predictions is None else predictions.get(str(token.i))  # str keys: DocBin-safe
+
+
 def register_lm_extensions() -> None:
     """Register the attributes once (idempotent)."""
     if not Token.has_extension("lm_logprob"):
@@ -46,5 +53,7 @@ def register_lm_extensions() -> None:
         Doc.set_extension("lm_logprob", getter=doc_logprob)
     if not Doc.has_extension("perplexity"):
         Doc.set_extension("perplexity", getter=doc_perplexity)
+    if not Token.has_extension("entity_prediction"):
+        Token.set_extension("entity_prediction", getter=entity_prediction)
     if not Span.has_extension("perplexity"):
         Span.set_extension("perplexity", getter=span_perplexity)

@@ -7,6 +7,10 @@ which the paper's OntoNotes chains never are) get slots 0, 1, … in order of fi
 ``[k]``; of overlapping mentions the outermost (then the earliest) is kept, so "[his] mother" of another
 chain stays "[k] mother" only when "his mother" is not itself anonymised.
 
+EntityNLM keeps the words (``anonymise=False``): every token of a kept mention carries its entity slot and
+``remaining`` (L_t, the mention's LM tokens left including this one); a mention of more than ``max_length``
+LM tokens is not a mention (EntityNLM's ℓ_max).
+
 Words are lowercased (``token.lower_``) and looked up in a closed vocabulary (unknown: ``UNKNOWN``); white
 space tokens are skipped. Sentences (the doc's own, else a punctuation rule) become ``<bos> … <eos>``.
 """
@@ -30,11 +34,18 @@ NO_TOKEN = -1  # BOS / EOS are no token of the doc
 @dataclass
 class LMDocument:
     """One doc as LM input: per sentence the word ids, entity slots, and the doc token each LM token stands
-    for (a mention's first token; NO_TOKEN for BOS / EOS)."""
+    for (an anonymised mention's first token; NO_TOKEN for BOS / EOS); without anonymisation also the
+    mention tokens left (``remaining``, 0 outside mentions)."""
 
     words: List[numpy.ndarray] = field(default_factory=list)
     slots: List[numpy.ndarray] = field(default_factory=list)
     tokens: List[numpy.ndarray] = field(default_factory=list)
+    remaining: List[numpy.ndarray] = field(default_factory=list)
+
+    def sentences(self, start: int, end: int) -> "LMDocument":
+        """Sentences ``start`` to ``end`` (exclusive) as a document."""
+        return LMDocument(self.words[start:end], self.slots[start:end], self.tokens[start:end],
+                          self.remaining[start:end])
 
     @property
     def n_predicted(self) -> int:
@@ -91,15 +102,27 @@ class LMVocabulary:
         return cls(word for word, _ in counts.most_common(size - N_SPECIAL))
 
 
-def anonymised_mentions(doc: Doc, prefix: str, n_slots: int, min_mentions: int = 2) -> Dict[int, Tuple[int, int]]:
-    """{start: (end, slot)} of the mentions that become entity tokens (see the module docstring)."""
-    chains = []
+def chains(doc: Doc, prefix: str, n_slots: int, min_mentions: int = 2) -> List[Tuple[str, List[Tuple[int, int]]]]:
+    """(span key, sorted (start, end) mentions) of the first ``n_slots`` chains of at least ``min_mentions``
+    mentions, in order of first appearance: chain i is entity slot i."""
+    found = []
     for _, key in cluster_groups(doc, prefix):
         spans = sorted({(span.start, span.end) for span in doc.spans[key]})
         if len(spans) >= min_mentions:
-            chains.append(spans)
-    chains.sort(key=lambda spans: spans[0])
-    mentions = sorted(((start, -end, slot) for slot, spans in enumerate(chains[:n_slots]) for start, end in spans))
+            found.append((key, spans))
+    found.sort(key=lambda item: item[1][0])
+    return found[:n_slots]
+
+
+def chain_keys(doc: Doc, prefix: str, n_slots: int, min_mentions: int = 2) -> List[str]:
+    """The span key of each entity slot."""
+    return [key for key, _ in chains(doc, prefix, n_slots, min_mentions)]
+
+
+def anonymised_mentions(doc: Doc, prefix: str, n_slots: int, min_mentions: int = 2) -> Dict[int, Tuple[int, int]]:
+    """{start: (end, slot)} of the mentions that become entity tokens (see the module docstring)."""
+    mentions = sorted((start, -end, slot) for slot, (_, spans) in enumerate(chains(doc, prefix, n_slots, min_mentions))
+                      for start, end in spans)
     kept: Dict[int, Tuple[int, int]] = {}
     covered_until = 0
     for start, neg_end, slot in mentions:
@@ -110,38 +133,41 @@ def anonymised_mentions(doc: Doc, prefix: str, n_slots: int, min_mentions: int =
 
 
 def lm_document(doc: Doc, vocab: LMVocabulary, prefix: str = "coref_clusters", n_slots: int = 50,
-                min_mentions: int = 2, mentions: Optional[Dict[int, Tuple[int, int]]] = None) -> LMDocument:
-    """The doc as LM input (``mentions`` overrides the anonymised mentions read from ``doc.spans``)."""
+                min_mentions: int = 2, mentions: Optional[Dict[int, Tuple[int, int]]] = None,
+                anonymise: bool = True, max_length: int = 25) -> LMDocument:
+    """The doc as LM input (``mentions`` overrides the mentions read from ``doc.spans``)."""
     if mentions is None:
         mentions = anonymised_mentions(doc, prefix, n_slots, min_mentions)
+    if not anonymise:
+        mentions = {start: (end, slot) for start, (end, slot) in mentions.items()
+                    if sum(not t.is_space for t in doc[start:end]) <= max_length}
     sentence_of = numpy.repeat(numpy.arange(len(sentence_lengths(doc))), sentence_lengths(doc))
     out = LMDocument()
-    words: List[int] = []
-    slots: List[int] = []
-    tokens: List[int] = []
+    rows: List[Tuple[int, int, int, int]] = []  # (word, slot, token, remaining) of the current sentence
 
     def close_sentence():
-        if len(words) > 1:
-            out.words.append(numpy.asarray(words + [EOS], dtype="int64"))
-            out.slots.append(numpy.asarray(slots + [NO_ENTITY], dtype="int64"))
-            out.tokens.append(numpy.asarray(tokens + [NO_TOKEN], dtype="int64"))
+        if len(rows) > 1:
+            rows.append((EOS, NO_ENTITY, NO_TOKEN, 0))
+            for column, values in zip((out.words, out.slots, out.tokens, out.remaining), zip(*rows)):
+                column.append(numpy.asarray(values, dtype="int64"))
 
-    i, current = 0, -1
+    i, current, mention_start, mention_end, slot, left = 0, -1, 0, 0, NO_ENTITY, 0
     while i < len(doc):
         if sentence_of[i] != current:
             close_sentence()
-            words, slots, tokens, current = [BOS], [NO_ENTITY], [NO_TOKEN], sentence_of[i]
-        if i in mentions:
-            end, slot = mentions[i]
-            words.append(ENTITY)
-            slots.append(slot)
-            tokens.append(i)
-            i = end
-            continue
+            rows, current = [(BOS, NO_ENTITY, NO_TOKEN, 0)], sentence_of[i]
+        if i in mentions and i >= mention_end:
+            mention_start, (mention_end, slot) = i, mentions[i]
+            if anonymise:
+                rows.append((ENTITY, slot, i, 0))
+                i = mention_end
+                continue
+        inside = i < mention_end
+        if inside and (i == mention_start or rows[-1][0] == BOS):  # a mention never runs across sentences
+            left = sum(not t.is_space and sentence_of[t.i] == current for t in doc[i:mention_end])
         if not doc[i].is_space:
-            words.append(vocab(doc[i].lower_))
-            slots.append(NO_ENTITY)
-            tokens.append(i)
+            rows.append((vocab(doc[i].lower_), slot if inside else NO_ENTITY, i, left if inside else 0))
+            left -= inside
         i += 1
     if len(doc):
         close_sentence()

@@ -24,10 +24,10 @@ def gold_doc(nlp, text, clusters):
     return doc
 
 
-def trained(steps=15, **config):
+def trained(steps=15, base=TINY_LM, **config):
     spacy.util.fix_random_seed(0)
     nlp = spacy.blank("en")
-    pipe = nlp.add_pipe("entity_lm_scorer", config={"model": dict(TINY_LM, **config.pop("model", {})),
+    pipe = nlp.add_pipe("entity_lm_scorer", config={"model": dict(base, **config.pop("model", {})),
                                                     "vocab_size": 30, **config})
     examples = [Example(gold_doc(nlp, t, c), gold_doc(nlp, t, c)) for t, c in TEXTS]
     optimizer = nlp.initialize(lambda: examples)
@@ -146,3 +146,45 @@ def test_long_documents_are_read_in_blocks_with_the_same_scores(tiny):
     assert [t._.lm_logprob for t in blocks] == pytest.approx([t._.lm_logprob for t in whole], abs=1e-5)
     with pytest.raises(ValueError, match="block_sentences must be at least 1"):
         spacy.blank("en").add_pipe("entity_lm_scorer", config={"block_sentences": 0})
+
+
+TINY_ENTITYNLM = {"@architectures": "spacy_entmem.EntityNLM.v1", "n_slots": 8, "embed_width": 16,
+                  "hidden_width": 16, "max_length": 5, "dropout": 0.0, "shortlist": 20}
+
+
+@pytest.fixture(scope="module")
+def tiny_entitynlm():
+    return trained(steps=20, base=TINY_ENTITYNLM)
+
+
+def test_entitynlm_trains_on_the_joint_likelihood_and_is_selected_on_it(tiny_entitynlm):
+    nlp, examples, losses = tiny_entitynlm
+    assert losses[-1] < losses[0] * 0.8
+    scores = nlp.get_pipe("entity_lm_scorer").score(examples)
+    assert scores["lm_joint_perplexity"] > scores["lm_perplexity"] > 1  # the mention variables cost too
+    assert scores["lm_token_prob"] == pytest.approx(1 / scores["lm_joint_perplexity"])
+
+
+def test_entitynlm_predicts_the_next_entity_at_each_mention(tiny_entitynlm, tmp_path):
+    nlp, _, _ = tiny_entitynlm
+    doc = nlp(gold_doc(nlp, *TEXTS[0]))
+    assert all(t._.lm_logprob is not None for t in doc)  # words are kept: every token is scored
+    assert doc[0]._.entity_prediction == {"new": pytest.approx(1.0)}
+    she = doc[4]._.entity_prediction  # "She": Anna or Bob (both seen) or new
+    assert set(she) == {"coref_clusters_1", "coref_clusters_2", "new"}
+    assert sum(she.values()) == pytest.approx(1.0)
+    assert doc[1]._.entity_prediction is None  # not a mention
+    docs = list(DocBin(docs=[doc], store_user_data=True).get_docs(nlp.vocab))
+    assert docs[0][4]._.entity_prediction == pytest.approx(she)
+    nlp.to_disk(tmp_path / "entitynlm")
+    loaded = spacy.load(tmp_path / "entitynlm")
+    again = loaded(gold_doc(loaded, *TEXTS[0]))
+    assert again._.lm_logprob == pytest.approx(doc._.lm_logprob, abs=1e-4)
+    assert again[4]._.entity_prediction == pytest.approx(she, abs=1e-5)
+
+
+def test_entitynlm_config_errors_name_every_bad_value():
+    nlp = spacy.blank("en")
+    with pytest.raises(ValueError, match="invalid EntityNLM config: max_length must be at least 1, got 0; "
+                                         "dropout must be in"):
+        nlp.add_pipe("entity_lm_scorer", config={"model": dict(TINY_ENTITYNLM, max_length=0, dropout=1.0)})

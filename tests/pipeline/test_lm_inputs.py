@@ -83,3 +83,28 @@ def test_crossing_mentions_keep_the_earlier_one_and_lose_no_token():
     assert [w.tolist() for w in lm.words] == [[BOS, ENTITY, UNKNOWN, UNKNOWN, UNKNOWN, EOS],
                                               [BOS, ENTITY, UNKNOWN, UNKNOWN, EOS]]
     assert [t.tolist() for t in lm.tokens] == [[-1, 0, 3, 4, 5, -1], [-1, 6, 8, 9, -1]]
+
+
+def test_entitynlm_keeps_the_words_and_labels_every_mention_token(doc):
+    vocab = LMVocabulary(["met", "her", "old", "friend", "bob", "."])
+    lm = lm_document(doc, vocab, anonymise=False, n_slots=10)
+    met, her, old, friend, bob, stop = (vocab(w) for w in ("met", "her", "old", "friend", "bob", "."))
+    assert lm.words[0].tolist() == [BOS, UNKNOWN, met, her, old, friend, bob, stop, EOS]
+    # "her old friend Bob" (Bob, slot 1) is the outermost mention: "her" (Anna) inside it is not one
+    assert lm.slots[0].tolist() == [-1, 0, -1, 1, 1, 1, 1, -1, -1]
+    assert lm.remaining[0].tolist() == [0, 1, 0, 4, 3, 2, 1, 0, 0]
+    assert lm.tokens[0].tolist() == [-1, 0, 1, 2, 3, 4, 5, 6, -1]
+    assert lm_document(doc, vocab, anonymise=False, max_length=3).slots[0].tolist()[3:7] == [-1] * 4
+    assert lm_document(doc, vocab, anonymise=False, min_mentions=1, n_slots=10).slots[2].tolist()[-3] == 3
+
+
+def test_entitynlm_mentions_never_run_across_sentences():
+    nlp = spacy.blank("en")
+    doc = nlp("I saw the old . man there .")
+    for i, token in enumerate(doc):
+        token.is_sent_start = i in (0, 5)
+    doc.spans["coref_clusters_1"] = [Span(doc, 2, 6), Span(doc, 6, 7)]  # "the old . man" crosses the break
+    lm = lm_document(doc, LMVocabulary([]), anonymise=False)
+    assert lm.remaining[0].tolist() == [0, 0, 0, 3, 2, 1, 0]
+    assert lm.remaining[1].tolist() == [0, 1, 1, 0, 0]
+    assert lm.slots[1].tolist() == [-1, 0, 0, -1, -1]

@@ -30,6 +30,13 @@ MERGES = ("gru_relu", "gru", "max", "latest")
 DYNAMIC = ("none", "input", "output", "both")
 
 
+class TensorRecord:
+    """A dataclass of tensors that moves to a device as a whole."""
+
+    def to(self, device: torch.device):
+        return type(self)(*(getattr(self, f).to(device) for f in self.__dataclass_fields__))
+
+
 @dataclass
 class ReaderState:
     """What a reader carries from one block of a document to the next: the LSTM's (h, c) and the entity
@@ -41,7 +48,7 @@ class ReaderState:
 
 
 @dataclass
-class LMBatch:
+class LMBatch(TensorRecord):
     """B documents as flat token sequences of length T (sentences ``<bos> … <eos>`` one after another;
     padding after each document's end, mask 0).
 
@@ -56,9 +63,6 @@ class LMBatch:
     sentence_tokens: torch.Tensor
     sentence_doc: torch.Tensor
     sentence_index: torch.Tensor
-
-    def to(self, device: torch.device) -> "LMBatch":
-        return LMBatch(*(getattr(self, f).to(device) for f in self.__dataclass_fields__))
 
 
 class DynamicEntityLM(nn.Module):

@@ -1,0 +1,217 @@
+"""EntityNLM (Ji et al. 2017) as a torch module: an LSTM language model with random variables for entity
+mentions and a dynamic vector per entity.
+
+At each token t (``c`` is the conditioning state: h_{t−1} in the generative model, h_t in the discriminative
+variant that serves as the proposal of importance sampling, §5.1):
+
+    p(R_t = r) ∝ exp(c^T W_r r)                          (Eq. 3; only where no mention continues: ℓ_{t−1} = 1)
+    p(E_t = e | R_t = 1) ∝ exp(c^T W_entity e_e + w_dist^T f(e))   (Eq. 4; over the entities so far + one new)
+    p(L_t = ℓ | R_t = 1, E_t = e) ∝ exp(W_length,ℓ^T [c; e_e])    (Eq. 5; ℓ ≤ max_length remaining tokens)
+    p(X_t = x) ∝ AdaptiveSoftmax(h_{t−1} + W_e e_current)         (Eq. 6; generative model only)
+
+A new entity's vector is r_1 + N(0, σ²) projected onto the unit sphere (Eq. 7; σ = 0.01, noise in training
+only); after each token of a mention of e, e_e ← normalise(δ e_e + (1 − δ) h_t) with δ = σ(h_t^T W_δ e_e)
+(Eq. 8). e_current is the vector of the entity being mentioned (before its update at t) or, outside mentions,
+the latest vector of the most recently mentioned entity (zero before any mention). f(e) is a one-hot bucket of
+the token distance from t to the entity's latest mention (f = 0 for a new entity).
+
+The LSTM reads the words only (entities never enter it), so it runs over a whole document in one call; the
+entity vectors are then updated in one loop over the mention tokens (not over every token). Entities are
+numbered in order of first appearance, so at a mention start a new entity is the index ``n_seen``; at most
+``n_slots`` entities per document (a bounded state per entity and per document).
+"""
+from dataclasses import dataclass
+from typing import List
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from .dntm import BOS, N_SPECIAL, TensorRecord
+
+DISTANCE_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)  # upper bounds; one more bucket beyond the last
+NEG_INF = -1e9
+
+
+@dataclass
+class EntityBatch(TensorRecord):
+    """B documents as flat token sequences of length T (sentences ``<bos> … <eos>``, padding after each
+    document, mask 0). ``entity`` (B, T): the entity index of a token inside a mention, else −1;
+    ``remaining`` (B, T): L_t, the mention's tokens left including t (0 outside mentions)."""
+
+    words: torch.Tensor
+    entity: torch.Tensor
+    remaining: torch.Tensor
+    mask: torch.Tensor
+
+    def predicted(self) -> torch.Tensor:
+        """(B, T) bool: the tokens the model predicts (real, not BOS)."""
+        predicted = self.mask.bool() & (self.words != BOS)
+        predicted[:, 0] = False
+        return predicted
+
+    def decisions(self) -> torch.Tensor:
+        """(B, T) bool: where R_t is chosen (a predicted token that does not continue a mention)."""
+        continues = torch.zeros_like(self.predicted())
+        continues[:, 1:] = self.remaining[:, :-1] > 1
+        return self.predicted() & ~continues
+
+    def starts(self) -> torch.Tensor:
+        """(B, T) bool: the first token of each mention (R_t = 1 chosen there)."""
+        return self.decisions() & (self.remaining > 0)
+
+
+@dataclass
+class EntityNLMOutput:
+    """Per token log-probabilities (B, T), 0 where the variable is not generated; ``entity_logp`` (B, T, K)
+    is log p(E_t = · | R_t = 1) at mention starts (−inf for impossible entities; index ``n_seen``: new)."""
+
+    word: torch.Tensor
+    r: torch.Tensor
+    e: torch.Tensor
+    length: torch.Tensor
+    entity_logp: torch.Tensor
+
+    @property
+    def joint(self) -> torch.Tensor:
+        """(B, T) log p(R_t, E_t, L_t, X_t | history) (Eq. 9's terms)."""
+        return self.word + self.r + self.e + self.length
+
+
+class EntityNLM(nn.Module):
+    """See the module docstring. ``discriminative``: R/E/L conditioned on h_t (the word at t is read first)
+    and no word distribution: the proposal Q(R, E, L | X) of importance sampling."""
+
+    def __init__(self, vocab_size: int, n_slots: int = 80, embed_width: int = 256, hidden_width: int = 256,
+                 max_length: int = 25, dropout: float = 0.3, cutoffs=(2000,), discriminative: bool = False,
+                 sigma: float = 0.01):
+        super().__init__()
+        self.vocab_size, self.n_slots, self.max_length = vocab_size, n_slots, max_length
+        self.discriminative, self.sigma = discriminative, sigma
+        self.dropout = nn.Dropout(dropout)
+        self.embedding = nn.Embedding(vocab_size, embed_width)
+        self.lstm = nn.LSTM(embed_width, hidden_width, batch_first=True)
+        self.r_embedding = nn.Embedding(2, hidden_width)                       # r_0, r_1
+        self.r_bilinear = nn.Linear(hidden_width, hidden_width, bias=False)     # W_r
+        self.entity_bilinear = nn.Linear(hidden_width, hidden_width, bias=False)  # W_entity
+        self.distance = nn.Linear(len(DISTANCE_BUCKETS) + 1, 1, bias=False)    # w_dist
+        self.length = nn.Linear(2 * hidden_width, max_length)                  # W_length
+        self.delta = nn.Linear(hidden_width, hidden_width, bias=False)         # W_δ
+        if not discriminative:
+            self.entity_to_word = nn.Linear(hidden_width, hidden_width, bias=False)  # W_e
+            cutoffs = [c for c in cutoffs if N_SPECIAL < c < vocab_size] or [vocab_size - 1]
+            self.words = nn.AdaptiveLogSoftmaxWithLoss(hidden_width, vocab_size, cutoffs, div_value=4.0)
+        self.register_buffer("bucket_bounds", torch.tensor(DISTANCE_BUCKETS), persistent=False)
+
+    def new_entities(self, B: int) -> torch.Tensor:
+        """(B, K, D) the vectors of not yet mentioned entities (Eq. 7)."""
+        r1 = self.r_embedding.weight[1]
+        u = r1.expand(B, self.n_slots, -1)
+        if self.training and self.sigma > 0:
+            u = u + self.sigma * torch.randn_like(u)
+        return F.normalize(u, dim=-1)
+
+    def distance_features(self, distance: torch.Tensor, seen: torch.Tensor) -> torch.Tensor:
+        """(B, K, buckets) one-hot token-distance buckets; zero for entities not mentioned yet."""
+        bucket = torch.bucketize(distance, self.bucket_bounds)
+        return F.one_hot(bucket, len(DISTANCE_BUCKETS) + 1).to(self.distance.weight.dtype) * seen[..., None]
+
+    def forward(self, batch: EntityBatch) -> EntityNLMOutput:
+        """Every variable's log-probability given the annotation in ``batch`` (teacher forcing: the
+        entity vectors follow the given R, E, L)."""
+        batch = batch.to(self.embedding.weight.device)
+        B, T = batch.words.shape
+        K = self.n_slots
+        if T == 0:
+            empty = batch.words.new_zeros(B, 0, dtype=torch.float32)
+            return EntityNLMOutput(empty, empty, empty, empty, empty.new_zeros(B, 0, K))
+        h, _ = self.lstm(self.dropout(self.embedding(batch.words)))
+        h = self.dropout(h)
+        before = torch.cat([h.new_zeros(B, 1, h.shape[-1]), h[:, :-1]], dim=1)  # h_{t−1}
+        context = h if self.discriminative else before
+        decisions, starts = batch.decisions(), batch.starts()
+        zeros = h.new_zeros(B, T)
+
+        # R_t at every decision
+        r_logits = context @ self.r_bilinear(self.r_embedding.weight).T  # (B, T, 2)
+        r_logp = torch.where(decisions, torch.log_softmax(r_logits, -1).gather(
+            -1, starts.long()[..., None]).squeeze(-1), zeros)
+
+        # the loop over mention tokens: E_t, L_t at starts, the entity updates after every mention token
+        in_mention = batch.remaining > 0
+        counts = in_mention.sum(dim=1)
+        M = int(counts.max()) if B else 0
+        order = torch.argsort((~in_mention).to(torch.int8), dim=1, stable=True)[:, :M]  # positions, in order
+        rows = torch.arange(B, device=h.device)
+        entities = self.new_entities(B)
+        last_position = torch.zeros(B, K, dtype=torch.long, device=h.device)
+        seen = torch.zeros(B, K, dtype=torch.bool, device=h.device)
+        n_seen = torch.zeros(B, dtype=torch.long, device=h.device)
+        slot_range = torch.arange(K, device=h.device)
+        entity_query = self.entity_bilinear(context)  # W_entity^T c, (B, T, D)
+        e_logp, l_logp = zeros.clone(), zeros.clone()
+        entity_logp = h.new_full((B, T, K), float("-inf"))
+        befores: List[torch.Tensor] = []
+        afters: List[torch.Tensor] = []
+        for j in range(M):
+            valid = j < counts
+            t = order[:, j]
+            k = batch.entity[rows, t].clamp(min=0)
+            start = starts[rows, t] & valid
+            e_before = entities[rows, k]
+            if bool(start.any()):
+                scores = (entity_query[rows, t][:, None, :] * entities).sum(-1)
+                features = self.distance_features(t[:, None] - last_position, seen)
+                scores = scores + self.distance(features).squeeze(-1)
+                allowed = slot_range[None, :] <= n_seen[:, None]
+                logp = torch.log_softmax(scores.masked_fill(~allowed, NEG_INF), dim=-1)
+                logp = logp.masked_fill(~allowed, float("-inf"))
+                start_rows, start_t = rows[start], t[start]
+                entity_logp = entity_logp.index_put((start_rows, start_t), logp[start])
+                e_logp = e_logp.index_put((start_rows, start_t), logp[start, k[start]])
+                length_logp = torch.log_softmax(self.length(torch.cat([context[rows, t], e_before], -1)), -1)
+                target = (batch.remaining[rows, t] - 1).clamp(max=self.max_length - 1)
+                l_logp = l_logp.index_put((start_rows, start_t), length_logp[start, target[start]])
+                n_seen = torch.where(start & (k == n_seen), n_seen + 1, n_seen)
+            h_t = h[rows, t]
+            delta = torch.sigmoid((self.delta(h_t) * e_before).sum(-1, keepdim=True))
+            updated = F.normalize(delta * e_before + (1 - delta) * h_t, dim=-1)
+            hit = (slot_range[None, :] == k[:, None]) & valid[:, None]
+            entities = torch.where(hit[..., None], updated[:, None, :], entities)
+            last_position = torch.where(hit, t[:, None], last_position)
+            seen = seen | hit
+            befores.append(e_before)
+            afters.append(updated)
+
+        word_logp = zeros if self.discriminative else self.word_log_probs(batch, before, befores, afters, order, counts)
+        return EntityNLMOutput(word_logp, r_logp, e_logp, l_logp, entity_logp)
+
+    def word_log_probs(self, batch: EntityBatch, before: torch.Tensor, befores: List[torch.Tensor],
+                       afters: List[torch.Tensor], order: torch.Tensor, counts: torch.Tensor) -> torch.Tensor:
+        """log p(X_t | h_{t−1} + W_e e_current) at the predicted tokens (Eq. 6)."""
+        B, T, D = before.shape
+        M = len(befores)
+        # rows of [0; e_before_1..M; e_after_1..M]: which vector is e_current at each position
+        vectors = torch.cat([before.new_zeros(B, 1, D)] + ([torch.stack(befores, 1), torch.stack(afters, 1)]
+                                                           if M else []), dim=1)
+        step_at = torch.full((B, T), -1, dtype=torch.long, device=before.device)
+        for_rows = torch.arange(B, device=before.device)[:, None].expand(-1, max(M, 0))
+        if M:
+            valid = torch.arange(M, device=before.device)[None, :] < counts[:, None]
+            step_at = step_at.index_put((for_rows[valid], order[valid]),
+                                        torch.arange(M, device=before.device).expand(B, -1)[valid])
+        in_mention = step_at >= 0
+        # outside mentions: the latest mention step before t (steps grow with positions: a running maximum)
+        latest = torch.cummax(step_at, dim=1).values
+        index = torch.where(in_mention, 1 + step_at, torch.where(latest >= 0, 1 + M + latest, torch.zeros_like(step_at)))
+        current = vectors.gather(1, index[..., None].expand(-1, -1, D))
+        predicted = batch.predicted()
+        b, t = torch.nonzero(predicted, as_tuple=True)
+        logp = self.words(before[b, t] + self.entity_to_word(current[b, t]), batch.words[b, t]).output
+        return before.new_zeros(B, T).index_put((b, t), logp)
+
+
+def joint_loss(output: EntityNLMOutput, batch: EntityBatch) -> torch.Tensor:
+    """Mean negative joint log-likelihood per predicted token (Eq. 9 over the batch)."""
+    n = batch.to(output.joint.device).predicted().sum().clamp(min=1)
+    return -output.joint.sum() / n

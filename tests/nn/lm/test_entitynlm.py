@@ -1,0 +1,113 @@
+import pytest
+import torch
+
+from spacy_entmem.nn.lm.entitynlm import EntityBatch, EntityNLM, joint_loss
+
+# BOS w w [e0 e0] w [e1] EOS BOS [e0] w EOS  |  BOS [e0] w w EOS (padding)
+WORDS = torch.tensor([[1, 5, 6, 7, 8, 9, 10, 2, 1, 11, 12, 2], [1, 5, 6, 7, 2, 0, 0, 0, 0, 0, 0, 0]])
+ENTITY = torch.tensor([[-1, -1, -1, 0, 0, -1, 1, -1, -1, 0, -1, -1], [-1, 0, -1, -1, -1] + [-1] * 7])
+REMAINING = torch.tensor([[0, 0, 0, 2, 1, 0, 1, 0, 0, 1, 0, 0], [0, 1, 0, 0, 0] + [0] * 7])
+MASK = torch.tensor([[1] * 12, [1] * 5 + [0] * 7])
+
+
+def model(**kwargs):
+    torch.manual_seed(0)
+    return EntityNLM(50, n_slots=5, embed_width=8, hidden_width=8, max_length=4, dropout=0.0, cutoffs=(20,),
+                     **kwargs).eval()
+
+
+def batch(words=WORDS, entity=ENTITY, remaining=REMAINING, mask=MASK):
+    return EntityBatch(words, entity, remaining, mask)
+
+
+def test_the_mention_variables_sit_where_the_generative_story_puts_them():
+    b = batch()
+    assert b.decisions()[0].tolist() == [0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1]  # not inside a mention, not BOS
+    assert b.starts()[0].tolist() == [0, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0]
+    out = model()(b)
+    assert (out.r[0] != 0).tolist() == b.decisions()[0].tolist()
+    # E is certain at the first mention (only "new" is possible), so its log p is 0 there
+    assert (out.e[0] != 0).tolist() == [t in (6, 9) for t in range(12)]
+    assert (out.length[0] != 0).tolist() == b.starts()[0].tolist()
+    assert (out.joint[1, 5:] == 0).all()  # padding
+
+
+def test_entity_distribution_covers_the_entities_so_far_and_one_new():
+    out = model()(batch())
+    first, second, third = (out.entity_logp[0, t].exp() for t in (3, 6, 9))
+    assert first.tolist() == pytest.approx([1, 0, 0, 0, 0])  # nothing seen: only "new" (index 0)
+    assert second[:2].sum().item() == pytest.approx(1) and (second[2:] == 0).all()
+    assert third[:3].sum().item() == pytest.approx(1) and (third[3:] == 0).all()
+    assert out.e[0, 6].item() == pytest.approx(second[1].log().item())  # entity 1 is new there
+
+
+def test_word_distribution_is_normalised():
+    lm = model()
+    b = batch()
+    out = lm(b)
+    # sum over every word of p(word at position 5): replace the word and rescore
+    total = 0.0
+    for w in range(50):
+        if w == 1:  # a BOS there would make position 5 a sentence start, not a prediction
+            continue
+        words = WORDS.clone()
+        words[0, 5] = w
+        total += lm(batch(words=words)).word[0, 5].exp().item()
+    assert 0.9 < total <= 1.0 + 1e-5
+    assert out.word[0, 5].exp().item() < 1
+
+
+def test_left_to_right_and_batch_independent():
+    lm = model()
+    out = lm(batch())
+    words = WORDS.clone()
+    words[0, 10] = 30
+    changed = lm(batch(words=words))
+    assert torch.allclose(out.joint[0, :10], changed.joint[0, :10])
+    assert not torch.isclose(out.joint[0, 10], changed.joint[0, 10])
+    alone = lm(EntityBatch(WORDS[1:, :5], ENTITY[1:, :5], REMAINING[1:, :5], MASK[1:, :5]))
+    assert torch.allclose(alone.joint[0], out.joint[1, :5], atol=1e-6)
+
+
+def test_entity_vectors_stay_on_the_unit_sphere_and_carry_information():
+    lm = model()
+    out = lm(batch())
+    # the word after a mention depends on the entity's updated vector: change which entity it was
+    entity = ENTITY.clone()
+    entity[0, 9] = 1  # the second sentence's mention is entity 1, not 0
+    other = lm(batch(entity=entity))
+    assert torch.allclose(out.joint[0, :9], other.joint[0, :9])
+    assert not torch.isclose(out.word[0, 10], other.word[0, 10])
+    assert lm.new_entities(2).norm(dim=-1).allclose(torch.ones(2, 5))
+
+
+def test_training_lowers_the_joint_loss():
+    lm = model()
+    lm.train()
+    optimizer = torch.optim.Adam(lm.parameters(), lr=0.05)
+    b = batch()
+    losses = []
+    for _ in range(30):
+        optimizer.zero_grad()
+        loss = joint_loss(lm(b), b)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    assert losses[-1] < 0.5 * losses[0]
+    assert lm.distance.weight.grad.abs().sum() > 0 and lm.delta.weight.grad.abs().sum() > 0
+
+
+def test_discriminative_variant_conditions_on_the_word_itself():
+    lm = model(discriminative=True)
+    out = lm(batch())
+    assert (out.word == 0).all()
+    words = WORDS.clone()
+    words[0, 3] = 40  # the mention's own word changes its R / E / L probabilities
+    changed = lm(batch(words=words))
+    assert not torch.isclose(out.r[0, 3], changed.r[0, 3])
+    assert torch.allclose(out.r[0, :3], changed.r[0, :3])
+
+
+def test_empty_batch():
+    out = model()(EntityBatch(*(torch.zeros(1, 0, dtype=torch.long) for _ in range(4))))
+    assert out.joint.shape == (1, 0)
