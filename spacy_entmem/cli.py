@@ -249,6 +249,43 @@ def entity_prediction(
              f"% of guesses); wrote {output}")
 
 
+@app.command("lm-marginal")
+def lm_marginal(
+    model: str = typer.Argument(..., help="Pipeline with the generative EntityNLM"),
+    proposal: str = typer.Argument(..., help="Pipeline with the discriminative EntityNLM (the proposal Q)"),
+    corpus: List[Path] = typer.Argument(..., exists=True, dir_okay=False, help=".spacy files (no gold is read)"),
+    output: Path = typer.Option(..., help="Write the result here (JSON)"),
+    baseline: Optional[str] = typer.Option(None, help="Pipeline with the LSTM LM to compare (same vocabulary)"),
+    samples: int = typer.Option(100, help="Samples from Q per document"),
+    repeats: int = typer.Option(3, help="Independent runs (their spread is the estimate's)"),
+    seed: int = typer.Option(0, help="Seed of the first run"),
+) -> None:
+    """EntityNLM's marginal word perplexity by importance sampling (Ji et al. 2017, §5.1), averaged per
+    document, next to an LSTM LM's perplexity on the same tokens."""
+    import srsly
+
+    from .evaluation.lm_evaluate import evaluate_lm, find_scorer, read_docs
+    from .evaluation.lm_marginal import marginal_perplexity
+
+    nlp, q = load_pipeline(model), load_pipeline(proposal)
+    docs = [doc for path in corpus for doc in read_docs(nlp, path)]
+    result = {"model": model, "proposal": proposal, "corpus": " + ".join(map(str, corpus)),
+              **marginal_perplexity(find_scorer(nlp), find_scorer(q), docs, samples, repeats, seed)}
+    line = (f"EntityNLM marginal perplexity {result['perplexity']:.2f} ± {result['perplexity_std']:.2f} "
+            f"({repeats} runs of {samples} samples per document; mean ESS {result['mean_ess']:.1f})")
+    if baseline:
+        lm = load_pipeline(baseline)
+        plain = evaluate_lm(lm, [doc for path in corpus for doc in read_docs(lm, path)])
+        result["baseline"] = {"model": baseline, "perplexity": plain["perplexity"]["all"],
+                              "tokens": plain["tokens"]["all"]}
+        if find_scorer(lm).lm_vocab.words != find_scorer(nlp).lm_vocab.words:
+            raise ValueError("[spacy-entmem] the baseline's vocabulary differs from EntityNLM's: not comparable")
+        line += f"; LSTM LM {result['baseline']['perplexity']:.2f} on {result['baseline']['tokens']:,} tokens"
+    output.parent.mkdir(parents=True, exist_ok=True)
+    srsly.write_json(output, result)
+    msg.good(line + f"; wrote {output}")
+
+
 @app.command("lm-table")
 def lm_table(
     results: List[Path] = typer.Argument(..., exists=True, dir_okay=False, help="lm-evaluate JSON files"),

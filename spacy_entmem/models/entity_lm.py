@@ -53,17 +53,20 @@ def build_entitynlm(
     max_length: int = 25,
     dropout: float = 0.3,
     shortlist: int = 2000,
+    discriminative: bool = False,
 ) -> Model[List[LMDocument], torch.Tensor]:
     """EntityNLM (Ji et al. 2017): an LSTM LM with mention variables R (is a mention), E (which entity, or a
     new one) and L (mention tokens left, at most ``max_length``) and a dynamic vector per entity (at most
     ``n_slots`` per document); words through torch's adaptive softmax with a head of ``shortlist`` words.
-    Trained on the joint log-likelihood of words and gold mentions."""
+    Trained on the joint log-likelihood of words and gold mentions. ``discriminative``: the proposal
+    Q(R, E, L | X) of importance sampling (§5.1; R/E/L read the word at t, no word distribution)."""
     problems: List[str] = []
     check_sizes("EntityNLM", problems, dropout, n_slots=n_slots, embed_width=embed_width,
                 hidden_width=hidden_width, max_length=max_length, shortlist=shortlist)
 
     def build(vocab_size: int) -> EntityNLM:
-        return EntityNLM(vocab_size, n_slots, embed_width, hidden_width, max_length, dropout, cutoffs=(shortlist,))
+        return EntityNLM(vocab_size, n_slots, embed_width, hidden_width, max_length, dropout, cutoffs=(shortlist,),
+                         discriminative=discriminative)
 
     return lm_layer(build, n_slots, ENTITYNLM, max_length=max_length)
 

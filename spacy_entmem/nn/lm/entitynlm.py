@@ -21,13 +21,13 @@ numbered in order of first appearance, so at a mention start a new entity is the
 ``n_slots`` entities per document (a bounded state per entity and per document).
 """
 from dataclasses import dataclass
-from typing import List
+from typing import List, Optional
 
 import torch
 from torch import nn
 from torch.nn import functional as F
 
-from .dntm import BOS, N_SPECIAL, TensorRecord
+from .dntm import BOS, EOS, N_SPECIAL, TensorRecord
 
 DISTANCE_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)  # upper bounds; one more bucket beyond the last
 NEG_INF = -1e9
@@ -215,3 +215,86 @@ def joint_loss(output: EntityNLMOutput, batch: EntityBatch) -> torch.Tensor:
     """Mean negative joint log-likelihood per predicted token (Eq. 9 over the batch)."""
     n = batch.to(output.joint.device).predicted().sum().clamp(min=1)
     return -output.joint.sum() / n
+
+
+def tokens_before_eos(is_eos: torch.Tensor) -> torch.Tensor:
+    """(B, T): how many tokens from t on come before the next ``<eos>`` (0 at an ``<eos>``; to the end of the
+    row when none follows)."""
+    B, T = is_eos.shape
+    steps = torch.arange(T, device=is_eos.device).expand(B, T)
+    # the position of the next <eos> at or after t: a running minimum from the right
+    marks = torch.where(is_eos, steps, torch.full_like(steps, T))
+    next_eos = torch.flip(torch.cummin(torch.flip(marks, [1]), dim=1).values, [1])
+    return next_eos - steps
+
+
+@torch.no_grad()
+def sample_annotations(proposal: EntityNLM, batch: EntityBatch, generator: Optional[torch.Generator] = None):
+    """One sample of the mention variables per row of ``batch`` from the discriminative ``proposal``
+    Q(R, E, L | X), reading left to right: (entity (B, T), remaining (B, T), log q (B,)).
+
+    Q's support is kept to annotations the data can have: no mention at ``<eos>``, a mention never runs past
+    its sentence (L is renormalised over the lengths that fit), no new entity once ``n_slots`` are in use;
+    log q is the log-probability of the sample under that constrained Q."""
+    if not proposal.discriminative:
+        raise ValueError("[spacy-entmem] importance sampling needs the discriminative EntityNLM as proposal")
+    proposal.eval()
+    batch = batch.to(proposal.embedding.weight.device)
+    words, (B, T), K = batch.words, batch.words.shape, proposal.n_slots
+    entity_out = torch.full_like(words, -1)
+    remaining_out = torch.zeros_like(words)
+    log_q = proposal.embedding.weight.new_zeros(B)
+    if T == 0:
+        return entity_out, remaining_out, log_q
+    h, _ = proposal.lstm(proposal.embedding(words))
+    predicted = batch.predicted()
+    is_eos = words == EOS
+    to_eos = tokens_before_eos(is_eos)
+    rows = torch.arange(B, device=words.device)
+    slot_range = torch.arange(K, device=words.device)
+    lengths = torch.arange(1, proposal.max_length + 1, device=words.device)
+    entities = proposal.new_entities(B)
+    last_position = torch.zeros(B, K, dtype=torch.long, device=words.device)
+    seen = torch.zeros(B, K, dtype=torch.bool, device=words.device)
+    n_seen = torch.zeros(B, dtype=torch.long, device=words.device)
+    current = torch.full((B,), -1, dtype=torch.long, device=words.device)
+    left = torch.zeros(B, dtype=torch.long, device=words.device)
+    r_table = proposal.r_bilinear(proposal.r_embedding.weight)  # (2, D)
+    for t in range(T):
+        c = h[:, t]
+        active = predicted[:, t]
+        continuing = active & (left > 1)
+        may_start = active & ~continuing & ~is_eos[:, t]
+        r_logp = torch.log_softmax(c @ r_table.T, dim=-1)
+        r = torch.bernoulli(r_logp[:, 1].exp(), generator=generator).long()
+        log_q += torch.where(may_start, r_logp[rows, r], torch.zeros_like(log_q))
+        start = may_start & (r == 1)
+        if bool(start.any()):
+            scores = (proposal.entity_bilinear(c)[:, None, :] * entities).sum(-1)
+            scores = scores + proposal.distance(proposal.distance_features(t - last_position, seen)).squeeze(-1)
+            allowed = slot_range[None, :] <= n_seen.clamp(max=K - 1)[:, None]
+            e_logp = torch.log_softmax(scores.masked_fill(~allowed, NEG_INF), dim=-1)
+            e = torch.multinomial(e_logp.exp(), 1, generator=generator).squeeze(1)
+            e_before = entities[rows, e]
+            l_logits = proposal.length(torch.cat([c, e_before], -1))
+            fits = lengths[None, :] <= to_eos[:, t, None]
+            l_logp = torch.log_softmax(l_logits.masked_fill(~fits, NEG_INF), dim=-1)
+            l = torch.multinomial(l_logp.exp(), 1, generator=generator).squeeze(1)
+            log_q += torch.where(start, e_logp[rows, e] + l_logp[rows, l], torch.zeros_like(log_q))
+            current = torch.where(start, e, current)
+            left = torch.where(start, l + 1, left)
+            n_seen = torch.where(start & (e == n_seen), n_seen + 1, n_seen)
+        left = torch.where(continuing, left - 1, torch.where(start, left, torch.zeros_like(left)))
+        k = torch.where(left > 0, current, torch.full_like(current, -1))
+        entity_out[:, t], remaining_out[:, t] = k, left
+        in_mention = k >= 0
+        if bool(in_mention.any()):
+            kk = k.clamp(min=0)
+            e_now = entities[rows, kk]
+            delta = torch.sigmoid((proposal.delta(c) * e_now).sum(-1, keepdim=True))
+            updated = F.normalize(delta * e_now + (1 - delta) * c, dim=-1)
+            hit = (slot_range[None, :] == kk[:, None]) & in_mention[:, None]
+            entities = torch.where(hit[..., None], updated[:, None, :], entities)
+            last_position = torch.where(hit, torch.full_like(last_position, t), last_position)
+            seen = seen | hit
+    return entity_out, remaining_out, log_q

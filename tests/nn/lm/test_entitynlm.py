@@ -1,3 +1,5 @@
+import math
+
 import pytest
 import torch
 
@@ -111,3 +113,42 @@ def test_discriminative_variant_conditions_on_the_word_itself():
 def test_empty_batch():
     out = model()(EntityBatch(*(torch.zeros(1, 0, dtype=torch.long) for _ in range(4))))
     assert out.joint.shape == (1, 0)
+
+
+def test_tokens_before_eos():
+    from spacy_entmem.nn.lm.entitynlm import tokens_before_eos
+
+    assert tokens_before_eos(torch.tensor([[0, 0, 1, 0, 1, 0]]).bool()).tolist() == [[2, 1, 0, 1, 0, 1]]
+
+
+# every annotation of "<bos> a b <eos>": (entity, remaining) of a and b
+ANNOTATIONS = [((-1, -1), (0, 0)), ((0, -1), (1, 0)), ((-1, 0), (0, 1)), ((0, 0), (1, 1)), ((0, 1), (1, 1)),
+               ((0, 0), (2, 1))]
+
+
+def annotated(n, entity_ab, remaining_ab):
+    words = torch.tensor([[1, 7, 9, 2]]).expand(n, -1)
+    entity = torch.tensor([[-1, *entity_ab, -1]]).expand(n, -1)
+    remaining = torch.tensor([[0, *remaining_ab, 0]]).expand(n, -1)
+    return EntityBatch(words, entity, remaining, torch.ones_like(words))
+
+
+def test_importance_sampling_recovers_the_exact_marginal_of_a_short_sentence():
+    from spacy_entmem.nn.lm.entitynlm import sample_annotations
+
+    generative, proposal = model(), model(discriminative=True)
+    exact = sum(generative(annotated(1, e, r)).joint.sum().exp().item() for e, r in ANNOTATIONS)
+    n = 4000
+    batch = annotated(n, (-1, -1), (0, 0))
+    entity, remaining, log_q = sample_annotations(proposal, batch, torch.Generator().manual_seed(0))
+    seen = {}
+    for e, r, q in zip(entity[:, 1:3].tolist(), remaining[:, 1:3].tolist(), log_q.tolist()):
+        assert (tuple(e), tuple(r)) in ANNOTATIONS  # nothing at <bos> / <eos>, no mention past the sentence
+        assert seen.setdefault((tuple(e), tuple(r)), q) == pytest.approx(q)  # log q is a function of the sample
+    assert len(seen) == len(ANNOTATIONS)
+    assert sum(math.exp(q) for q in seen.values()) == pytest.approx(1.0, abs=1e-5)  # Q is normalised
+    log_p = generative(EntityBatch(batch.words, entity, remaining, batch.mask)).joint.sum(1)
+    estimate = torch.exp(log_p - log_q).mean().item()
+    assert estimate == pytest.approx(exact, rel=0.05)
+    with pytest.raises(ValueError, match="needs the discriminative EntityNLM"):
+        sample_annotations(generative, batch)
