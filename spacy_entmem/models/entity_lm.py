@@ -26,21 +26,25 @@ def build_dynamic_entity_lm(
     merge: str = "gru_relu",
     dropout: float = 0.3,
     shortlist: int = 2000,
+    state_dropout: float = 0.0,
 ) -> Model[List[LMDocument], torch.Tensor]:
     """The Dynamic Neural Text Model (Kobayashi et al. 2017): ``dynamic`` = "none" (the LSTM LM baseline),
     "input", "output" or "both"; ``merge`` = "gru_relu", "gru", "max" or "latest"; words through torch's
-    adaptive softmax with a head of ``shortlist`` words."""
+    adaptive softmax with a head of ``shortlist`` words; ``state_dropout`` on the entity states d_k where the
+    LM reads them (training only)."""
     problems = []
     if dynamic not in DYNAMIC:
         problems.append(f"dynamic must be one of {', '.join(DYNAMIC)}, got {dynamic!r}")
     if merge not in MERGES:
         problems.append(f"merge must be one of {', '.join(MERGES)}, got {merge!r}")
+    if not 0.0 <= state_dropout < 1.0:
+        problems.append(f"state_dropout must be in [0, 1), got {state_dropout}")
     check_sizes("DynamicEntityLM", problems, dropout, n_slots=n_slots, embed_width=embed_width,
                 hidden_width=hidden_width, context_width=context_width, shortlist=shortlist)
 
     def build(vocab_size: int) -> DynamicEntityLM:
         return DynamicEntityLM(vocab_size, n_slots, embed_width, hidden_width, context_width, dynamic, merge,
-                               dropout, cutoffs=(shortlist,))
+                               dropout, cutoffs=(shortlist,), state_dropout=state_dropout)
 
     return lm_layer(build, n_slots, DNTM)
 

@@ -76,7 +76,7 @@ class DynamicEntityLM(nn.Module):
 
     def __init__(self, vocab_size: int, n_slots: int = 50, embed_width: int = 256, hidden_width: int = 256,
                  context_width: int = 128, dynamic: str = "both", merge: str = "gru_relu", dropout: float = 0.3,
-                 cutoffs: Tuple[int, ...] = (2000,)):
+                 cutoffs: Tuple[int, ...] = (2000,), state_dropout: float = 0.0):
         super().__init__()
         if dynamic not in DYNAMIC:
             raise ValueError(f"dynamic must be one of {DYNAMIC}, got {dynamic!r}")
@@ -84,6 +84,7 @@ class DynamicEntityLM(nn.Module):
             raise ValueError(f"merge must be one of {MERGES}, got {merge!r}")
         self.vocab_size, self.n_slots, self.dynamic, self.merge = vocab_size, n_slots, dynamic, merge
         self.dropout = nn.Dropout(dropout)
+        self.state_dropout = nn.Dropout(state_dropout)  # on d_k where the LM reads it (not in the merge)
         self.embedding = nn.Embedding(vocab_size, embed_width)
         self.static_input = nn.Embedding(n_slots, embed_width)   # b^x_k
         self.static_output = nn.Embedding(n_slots, hidden_width)  # b^y_k
@@ -119,10 +120,11 @@ class DynamicEntityLM(nn.Module):
         if T == 0:
             return batch.words.new_zeros(B, T, dtype=torch.float32), state
         entities = self.entity_states(batch, None if state is None else state.entities) if self.uses_context else None
-        x = self.embed_inputs(batch, entities)
+        read = self.state_dropout(entities) if entities is not None else None
+        x = self.embed_inputs(batch, read)
         h, (h_n, c_n) = self.lstm(x, None if state is None else (state.h, state.c))
         # padding sits after each document: its real positions do not depend on it
-        logp = self.score_tokens(self.dropout(h), batch, entities)
+        logp = self.score_tokens(self.dropout(h), batch, read)
         return logp, ReaderState(h_n, c_n, entities[:, -1] if entities is not None else None)
 
     def entity_states(self, batch: LMBatch, initial: Optional[torch.Tensor] = None) -> torch.Tensor:

@@ -143,3 +143,18 @@ def test_the_language_model_runs_on_its_parameters_device_from_cpu_batches(devic
     words = torch.from_numpy(numpy.stack([DOCS[0].words[2]] * 2))
     slots = torch.from_numpy(numpy.stack([DOCS[0].slots[2]] * 2))
     assert score_continuations(moved, pad_documents([prefix]), words, slots).device.type == device
+
+
+def test_state_dropout_acts_in_training_only():
+    plain = model()
+    torch.manual_seed(0)
+    dropped = DynamicEntityLM(VOCAB, n_slots=3, embed_width=8, hidden_width=8, context_width=6, dropout=0.0,
+                              cutoffs=(20,), state_dropout=0.9)
+    dropped.load_state_dict(plain.state_dict())
+    batch = pad_documents(DOCS)
+    assert torch.allclose(dropped.eval()(batch), plain(batch))
+    torch.manual_seed(1)
+    trained = dropped.train()(batch)
+    # the first sentence reads no entity state yet; a later entity token does
+    assert torch.allclose(trained[0, :6], plain(batch)[0, :6])
+    assert not torch.allclose(trained[0, 6:], plain(batch)[0, 6:])
