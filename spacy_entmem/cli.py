@@ -205,9 +205,9 @@ def lm_evaluate(
     result = {**describe(nlp), "model": model, "corpus": " + ".join(map(str, corpus)),
               **evaluate_lm(nlp, docs, batch_size=batch_size, cloze_per_doc=cloze_per_doc)}
     write_result(output, result)
-    ppl = result["perplexity"]
-    msg.good(f"perplexity {ppl['all']:.1f} (reappearing {ppl['reappearing']:.1f}, following "
-             f"{ppl['following']:.1f}, non-entities {ppl['non_entity']:.1f}); {result['tokens']['all']:,} tokens, "
+    ppl = {group: "n/a" if value is None else f"{value:.1f}" for group, value in result["perplexity"].items()}
+    msg.good(f"perplexity {ppl['all']} (reappearing {ppl['reappearing']}, following "
+             f"{ppl['following']}, non-entities {ppl['non_entity']}); {result['tokens']['all']:,} tokens, "
              f"{result['tokens_per_second']:,.0f} tokens/s; cloze MQ {result.get('cloze_mq')} over "
              f"{result.get('clozes', 0)} clozes; wrote {output}")
 

@@ -1,5 +1,7 @@
 import json
 
+import pytest
+
 from typer.testing import CliRunner
 
 from spacy_entmem.cli import app
@@ -132,3 +134,53 @@ def test_lm_evaluate_and_lm_table(tmp_path):
     missing = runner.invoke(app, ["lm-evaluate", str(tmp_path / "lm"), str(tmp_path / "nope.spacy"),
                                   "--output", str(tmp_path / "b.json")])
     assert missing.exit_code != 0
+
+
+def test_lm_evaluate_on_docs_without_chains_says_n_a(tmp_path):
+    from spacy.tokens import DocBin
+
+    from .pipeline.test_entity_lm_scorer import trained
+
+    nlp, _, _ = trained(steps=2)
+    nlp.to_disk(tmp_path / "lm")
+    DocBin(docs=[nlp.make_doc("Zebras graze . Nobody knows why .")]).to_disk(tmp_path / "plain.spacy")
+    result = runner.invoke(app, ["lm-evaluate", str(tmp_path / "lm"), str(tmp_path / "plain.spacy"),
+                                 "--output", str(tmp_path / "a.json"), "--cloze-per-doc", "0"])
+    assert result.exit_code == 0, result.output
+    assert "reappearing n/a" in " ".join(result.output.split())
+
+
+def test_entity_prediction_and_lm_marginal_commands(tmp_path):
+    import json
+
+    from spacy.tokens import DocBin
+
+    from .conftest import DATA
+    from .pipeline.test_entity_lm_scorer import TEXTS, TINY_ENTITYNLM, gold_doc, trained
+
+    if not (DATA / "inscript").exists():
+        pytest.skip("needs ../shared/data/inscript")
+    small, _, _ = trained(steps=1, base=TINY_ENTITYNLM)
+    small.to_disk(tmp_path / "small")
+    result = runner.invoke(app, ["entity-prediction", str(tmp_path / "small"), str(DATA / "inscript"),
+                                 "--output", str(tmp_path / "ep.json")])
+    assert result.exit_code != 0 and "min_mentions = 1" in str(result.exception)
+    model, _, _ = trained(steps=3, base=dict(TINY_ENTITYNLM, n_slots=80), min_mentions=1)
+    proposal, _, _ = trained(steps=3, base=dict(TINY_ENTITYNLM, n_slots=80, discriminative=True), min_mentions=1)
+    model.to_disk(tmp_path / "p")
+    proposal.to_disk(tmp_path / "q")
+    result = runner.invoke(app, ["entity-prediction", str(tmp_path / "p"), str(DATA / "inscript"),
+                                 "--output", str(tmp_path / "ep.json")])
+    assert result.exit_code == 0, result.output
+    scores = json.loads((tmp_path / "ep.json").read_text())
+    assert scores["slots"] == 3346 and scores["always_new"] == pytest.approx(0.311, abs=0.001)
+    assert 0 <= scores["entitynlm"] <= 1 and scores["shallow"] > scores["always_new"]
+    DocBin(docs=[gold_doc(model, t, c) for t, c in TEXTS]).to_disk(tmp_path / "test.spacy")
+    result = runner.invoke(app, ["lm-marginal", str(tmp_path / "p"), str(tmp_path / "q"), str(tmp_path / "test.spacy"),
+                                 "--samples", "4", "--repeats", "2", "--output", str(tmp_path / "m.json")])
+    assert result.exit_code == 0, result.output
+    marginal = json.loads((tmp_path / "m.json").read_text())
+    assert len(marginal["runs"]) == 2 and marginal["perplexity"] > 1
+    swapped = runner.invoke(app, ["lm-marginal", str(tmp_path / "q"), str(tmp_path / "p"), str(tmp_path / "test.spacy"),
+                                  "--output", str(tmp_path / "x.json")])
+    assert swapped.exit_code != 0 and "discriminative" in str(swapped.exception)

@@ -130,11 +130,16 @@ def evaluate_entity_prediction(scorer: EntityLMScorer, train_docs: List[Doc], te
                                test_slot_tokens: Dict[int, List[int]], batch_size: int = 8) -> Dict[str, float]:
     """Accuracy of EntityNLM and the baselines at the slots (``test_slot_tokens``: doc index → slot tokens)."""
     prefix, n_slots = scorer.cfg["cluster_prefix"], scorer._layer.attrs["n_slots"]
+    if scorer.cfg["min_mentions"] != 1:
+        raise ValueError(f"[spacy-entmem] entity prediction needs a model trained with min_mentions = 1 (every "
+                         f"referent is an entity, singletons included); {scorer.name} has "
+                         f"{scorer.cfg['min_mentions']}")
     train_slots = [s for doc in train_docs for s in story_slots(doc, prefix, n_slots)]
     test_slots = [story_slots(doc, prefix, n_slots, test_slot_tokens.get(i, ())) for i, doc in enumerate(test_docs)]
     missing = sum(len(test_slot_tokens.get(i, ())) - len(s) for i, s in enumerate(test_slots))
     if missing:
-        raise ValueError(f"[spacy-entmem] {missing} evaluation slots are not mention starts of the test stories")
+        raise ValueError(f"[spacy-entmem] {missing} evaluation slots are not mentions of the first {n_slots} "
+                         "referents of their stories (the model's n_slots)")
     gold = [s.gold for doc_slots in test_slots for s in doc_slots]
     shallow = ShallowReferentModel().fit(train_slots)
     model = [p for doc_predictions in entitynlm_predictions(scorer, test_docs, test_slots, batch_size)
