@@ -138,7 +138,8 @@ def test_the_language_model_runs_on_its_parameters_device_from_cpu_batches(devic
     moved = lm.to(torch.device(device))
     logp = moved(batch)  # a CPU batch
     assert logp.device.type == device
-    assert torch.allclose(logp.cpu(), reference, atol=1e-5)
+    # cuDNN's LSTMs compute in TF32 on Ampere and later: ~1e-4 off float32 (measured on an H100)
+    assert torch.allclose(logp.cpu(), reference, atol=1e-5 if device == "cpu" else 1e-3)
     prefix = LMDocument(DOCS[0].words[:2], DOCS[0].slots[:2], DOCS[0].tokens[:2])
     words = torch.from_numpy(numpy.stack([DOCS[0].words[2]] * 2))
     slots = torch.from_numpy(numpy.stack([DOCS[0].slots[2]] * 2))
