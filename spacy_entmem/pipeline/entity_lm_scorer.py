@@ -11,6 +11,10 @@ EntityNLM (``spacy_entmem.EntityNLM.v1``) reads the words as they are, with the 
 its R / E / L variables: ``Token._.lm_logprob`` is log p(word | the words and mentions before it), and at
 each mention's first token ``Token._.entity_prediction`` is its distribution over the entities mentioned so
 far (by span key) and ``"new"``, before it saw the mention's words.
+
+CoreLM (``spacy_entmem.EntityGatedLM.v1``) reads the pretrained base LM's own sub-word pieces with the entity
+of each piece (``lm_pieces``): ``Token._.lm_logprob`` is the sum of the token's pieces' log p,
+``Doc._.perplexity`` is per word (the pieces' total over the doc's non-space tokens), as CoreLM reports it.
 """
 from typing import Any, Callable, Dict, Iterable, List, Optional
 
@@ -25,11 +29,12 @@ from spacy.training import Example, validate_get_examples
 from spacy.vocab import Vocab
 from thinc.api import Model
 
-from ..models.entity_lm import ENTITYNLM, LM_LAYER, build_lm_module, pad_documents
+from ..models.entity_lm import CORELM, ENTITYNLM, LM_LAYER, build_lm_module, pad_documents
 from ..nn.lm.entitynlm import EntityNLMOutput
 from ..models.memory import find_layer
 from .lm_inputs import NO_TOKEN, LMDocument, LMVocabulary, chain_keys, group_perplexities, lm_document, perplexity
 from .lm_attributes import USER_DATA_KEY, register_lm_extensions
+from .lm_pieces import PieceDocument, piece_document, token_log_probs
 from .settings import restore_cfg
 
 STATE_KEYS = ("vocab_size",)  # what training fixes; the rest comes from the config
@@ -65,6 +70,9 @@ def score_lm_examples(examples: Iterable[Example], pipe: "EntityLMScorer", **kwa
     is better). EntityNLM adds ``lm_joint_perplexity`` (words and mention variables, Eq. 9), its paper's
     selection criterion."""
     lm_docs, scored = pipe.score_docs([eg.reference for eg in examples])
+    if pipe.is_corelm:  # per-word perplexity over the pieces, as CoreLM reports it
+        selected = perplexity(sum(float(s["word"].sum()) for s in scored), sum(d.n_words for d in lm_docs))
+        return {"lm_perplexity": selected, "lm_token_prob": 1.0 / selected if selected else None}
     by_group, _ = group_perplexities(lm_docs, [s["word"] for s in scored])
     scores = {("lm_perplexity" if group == "all" else f"lm_perplexity_{group}"): value
               for group, value in by_group.items()}
@@ -121,7 +129,15 @@ class EntityLMScorer(TrainablePipe):
     def is_entitynlm(self) -> bool:
         return self._layer.attrs["kind"] == ENTITYNLM
 
-    def to_lm(self, doc: Doc) -> LMDocument:
+    @property
+    def is_corelm(self) -> bool:
+        return self._layer.attrs["kind"] == CORELM
+
+    def to_lm(self, doc: Doc):
+        """The doc as the model's input: an ``LMDocument`` (DNTM, EntityNLM) or CoreLM's ``PieceDocument``."""
+        if self.is_corelm:
+            return piece_document(doc, self._layer.attrs["tokenizer"](), self.cfg["cluster_prefix"],
+                                  self.cfg["min_mentions"])
         if self.lm_vocab is None:
             raise ValueError(f"[spacy-entmem] {self.name}: no vocabulary yet: run nlp.initialize() or load a "
                              "trained pipeline")
@@ -142,6 +158,8 @@ class EntityLMScorer(TrainablePipe):
         ``block_sentences`` sentences is read alone, block by block, with the LSTM and entity states carried
         over (the same scores; memory bounded by the block, not the document); EntityNLM reads it whole."""
         lm_docs = [self.to_lm(doc) for doc in docs]
+        if self.is_corelm:
+            return lm_docs, self._score_pieces(lm_docs, batch_size)
         block = self.cfg["block_sentences"] if not self.is_entitynlm else None
         scored: List[Optional[Dict[str, numpy.ndarray]]] = [None] * len(lm_docs)
         short = [i for i, d in enumerate(lm_docs) if block is None or len(d.words) <= block]
@@ -163,6 +181,18 @@ class EntityLMScorer(TrainablePipe):
                 scored[i] = {"word": logp, "joint": logp}
         return lm_docs, scored
 
+    def _score_pieces(self, piece_docs: List[PieceDocument], batch_size: int) -> List[Dict[str, numpy.ndarray]]:
+        """CoreLM: log p of every piece (each document read in the model's strided windows)."""
+        scored = []
+        with torch.no_grad():
+            for start in range(0, len(piece_docs), batch_size):
+                batch = piece_docs[start:start + batch_size]
+                output = self.model.predict(batch)
+                for b, piece_doc in enumerate(batch):
+                    logp = output[b, :len(piece_doc.ids)].cpu().numpy()
+                    scored.append({"word": logp, "joint": logp})
+        return scored
+
     def _read_in_blocks(self, lm_doc: LMDocument, block: int) -> numpy.ndarray:
         lm, state, pieces = self.torch_model(), None, []
         for start in range(0, len(lm_doc.words), block):
@@ -178,6 +208,10 @@ class EntityLMScorer(TrainablePipe):
         lm_docs, scored = predictions
         for doc, lm_doc, scores in zip(docs, lm_docs, scored):
             logp = scores["word"]
+            if isinstance(lm_doc, PieceDocument):
+                doc.user_data[USER_DATA_KEY] = {"token_logprob": token_log_probs(lm_doc, logp, len(doc)),
+                                                "total": float(logp.sum()), "n": lm_doc.n_words}
+                continue
             tokens = numpy.concatenate([t[1:] for t in lm_doc.tokens]) if lm_doc.tokens else numpy.zeros(0, "int64")
             per_token: List[Optional[float]] = [None] * len(doc)
             for token, value in zip(tokens.tolist(), logp.tolist()):
@@ -213,7 +247,7 @@ class EntityLMScorer(TrainablePipe):
         logp, backprop = self.model.begin_update(lm_docs)
         mask = torch.zeros_like(logp)
         for b, d in enumerate(lm_docs):
-            mask[b, predicted_positions(d)] = 1.0
+            mask[b, predicted_positions(d) if isinstance(d, LMDocument) else slice(0, len(d.ids))] = 1.0
         n = float(mask.sum())
         backprop(-mask / n)
         if sgd is not None:
@@ -227,7 +261,8 @@ class EntityLMScorer(TrainablePipe):
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:
         validate_get_examples(get_examples, "EntityLMScorer.initialize")
         docs = [eg.reference for eg in get_examples()]
-        self.lm_vocab = LMVocabulary.count(docs, self.cfg["vocab_size"])
+        # CoreLM reads the base LM's own pieces: no word vocabulary
+        self.lm_vocab = LMVocabulary([]) if self.is_corelm else LMVocabulary.count(docs, self.cfg["vocab_size"])
         build_lm_module(self._layer, len(self.lm_vocab))
         self.model.initialize()
 

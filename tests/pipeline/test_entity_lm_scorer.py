@@ -188,3 +188,76 @@ def test_entitynlm_config_errors_name_every_bad_value():
     with pytest.raises(ValueError, match="invalid EntityNLM config: max_length must be at least 1, got 0; "
                                          "dropout must be in"):
         nlp.add_pipe("entity_lm_scorer", config={"model": dict(TINY_ENTITYNLM, max_length=0, dropout=1.0)})
+
+
+# --- CoreLM (spacy_entmem.EntityGatedLM.v1) over a tiny random causal LM saved in a directory
+
+
+def tiny_corelm_config(tiny_lm_dir, **overrides):
+    return {"@architectures": "spacy_entmem.EntityGatedLM.v1", "base_model": tiny_lm_dir, "gguf_file": "",
+            "n_heads": 4, "dropout": 0.0, "window": 16, "stride": 8, **overrides}
+
+
+@pytest.fixture(scope="module")
+def tiny_corelm(tmp_path_factory):
+    from ..conftest import save_tiny_causal_lm
+
+    directory = str(save_tiny_causal_lm(tmp_path_factory.mktemp("corelm_base")))
+    return trained(steps=12, base=tiny_corelm_config(directory)) + (directory,)
+
+
+def test_corelm_trains_its_gating_layer_and_scores_per_word(tiny_corelm):
+    nlp, examples, losses, _ = tiny_corelm
+    assert losses[-1] < losses[0]
+    scores = nlp.get_pipe("entity_lm_scorer").score(examples)
+    docs = [nlp(eg.reference.copy()) for eg in examples]
+    total = sum(d._.lm_logprob for d in docs)
+    words = sum(len(d) for d in docs)
+    assert scores["lm_perplexity"] == pytest.approx(math.exp(-total / words), rel=1e-4)
+
+
+def test_corelm_attributes_sum_the_pieces_of_each_token(tiny_corelm):
+    nlp, _, _, _ = tiny_corelm
+    doc = nlp(gold_doc(nlp, *TEXTS[0]))
+    values = [t._.lm_logprob for t in doc]
+    assert all(v is not None and v < 0 for v in values)
+    assert sum(values) == pytest.approx(doc._.lm_logprob, abs=1e-3)  # no white-space pieces in this text
+    assert doc._.perplexity == pytest.approx(math.exp(-doc._.lm_logprob / len(doc)))
+
+
+def test_corelm_uses_the_clusters_and_reads_left_to_right(tiny_corelm):
+    nlp, _, _, _ = tiny_corelm
+    with_clusters = nlp(gold_doc(nlp, TEXTS[0][0], TEXTS[0][1][1:]))  # Bob (token 2) and "him"
+    without = nlp(gold_doc(nlp, TEXTS[0][0], []))
+    before = [t._.lm_logprob for t in without[:2]]
+    assert [t._.lm_logprob for t in with_clusters[:2]] == pytest.approx(before)  # no entity read yet
+    assert [t._.lm_logprob for t in with_clusters[3:]] != pytest.approx([t._.lm_logprob for t in without[3:]])
+    with_clusters = nlp(gold_doc(nlp, *TEXTS[0]))
+    changed = nlp(gold_doc(nlp, TEXTS[0][0].replace("Then Anna left", "Then Anna stayed"), TEXTS[0][1]))
+    assert [t._.lm_logprob for t in changed[:12]] == pytest.approx([t._.lm_logprob for t in with_clusters[:12]])
+
+
+def test_corelm_saves_the_gating_layer_and_reloads_the_base(tiny_corelm, tmp_path):
+    nlp, _, _, _ = tiny_corelm
+    nlp.to_disk(tmp_path / "corelm")
+    saved = sum(f.stat().st_size for f in (tmp_path / "corelm" / "entity_lm_scorer").rglob("*") if f.is_file())
+    pipe = nlp.get_pipe("entity_lm_scorer")
+    base_bytes = sum(p.numel() * 4 for p in pipe.torch_model().base.parameters())
+    gating_bytes = sum(p.numel() * 4 for p in pipe.torch_model().gating.parameters())
+    assert gating_bytes <= saved < gating_bytes + base_bytes  # the frozen base is not in the pipeline
+    loaded = spacy.load(tmp_path / "corelm")
+    doc = gold_doc(nlp, *TEXTS[1])
+    assert loaded(doc.copy())._.lm_logprob == pytest.approx(nlp(doc.copy())._.lm_logprob, abs=1e-4)
+
+
+def test_corelm_config_errors_name_every_bad_value(tiny_lm_dir):
+    with pytest.raises(ValueError, match=r"delta must be in \[0, 1\], got 2.0; stride must be in \[1, window = 8\]"):
+        spacy.blank("en").add_pipe("entity_lm_scorer", config={
+            "model": tiny_corelm_config(tiny_lm_dir, delta=2.0, window=8, stride=9)})
+
+
+def test_corelm_handles_empty_and_one_token_docs(tiny_corelm):
+    nlp, _, _, _ = tiny_corelm
+    empty, one = nlp(""), nlp("Anna")
+    assert empty._.perplexity is None and empty._.lm_logprob == 0.0
+    assert one[0]._.lm_logprob < 0 and one._.perplexity > 1
