@@ -141,7 +141,7 @@ def cmd_train(args) -> None:
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
     lm = build_lm(args, gated=True)
-    train, dev = load_states(args.train), load_states(args.dev)
+    train = load_states(args.train)
     train_entities = read_cache(args.train_entities)["gold"] if args.entities == "gold" else None
     dev_entities = read_cache(args.dev_entities)["gold"] if args.entities == "gold" else None
     optimizer = torch.optim.AdamW([p for p in lm.parameters() if p.requires_grad], lr=args.lr, weight_decay=0.01)
@@ -161,7 +161,7 @@ def cmd_train(args) -> None:
                 print(f"epoch {epoch} text {step}/{len(order)}: train piece ppl {math.exp(-total / n):.2f}, "
                       f"{n / (time.perf_counter() - start):.0f} pieces/s", flush=True)
         lm.eval()
-        dev_ppl = corpus_perplexity(lm, dev, dev_entities)["piece_perplexity"]
+        dev_ppl = corpus_perplexity(lm, load_states(args.dev), dev_entities)["piece_perplexity"]
         log.append({"epoch": epoch, "train_piece_ppl": math.exp(-total / n), "dev_piece_ppl": dev_ppl})
         print(json.dumps(log[-1]), flush=True)
         if dev_ppl < best:

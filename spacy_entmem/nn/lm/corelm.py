@@ -4,8 +4,8 @@ The base LM (any Hugging Face causal LM: GPT-2, Llama/SmolLM2, …) reads the do
 last decoder block's output h (before the base's final norm) goes through the Entity-Gating layer, then
 through the base's own final norm and LM head:
 
-    EG_A = LN_A(EntityAttention(h)) + h                                       (Eq. 10)
-    EG_B = LN_B(FFN(EG_A)) + EG_A                                             (Eq. 11)
+    EG_A = s · LN_A(EntityAttention(h)) + h                                   (Eq. 10)
+    EG_B = s · LN_B(FFN(LN_F(EG_A))) + EG_A                                   (Eq. 11)
     g = δ · σ(V LN_in(h)),   z = (1 − g) ⊙ EG_B + g ⊙ h                       (Eqs. 14–15)
     p(x_{t+1} | ·) = softmax(head(final_norm(z_t)))                           (Eq. 12: the base's own norm)
     EntityAttention = softmax(Q K^T / √d_k) V, Q from LN_in(h), K and V from the entity vectors of the
@@ -17,9 +17,12 @@ updated as its mentions are read: E_k(t) = 1 + W_u · mean of LN_in(h_j) over th
 one of its pieces. The sums and counts behind the means persist over the whole document (``EntityStore``),
 across the base's windows, which is what carries information beyond the LM's context.
 
-Departures from the paper, chosen for a frozen base and measured nowhere else: the gains of LN_A and LN_B
-start at zero, so an untrained layer returns h and the model equals the base LM (tested); queries and the
-gate read LN_in(h), because a Llama residual stream is not normalised. The attention runs over the block of
+Departures from the paper, for a frozen pre-norm base: the gains of LN_A and LN_B start at zero, so an
+untrained layer returns h and the model equals the base LM (tested); queries, the FFN and the gate read
+normalised inputs (LN_in, LN_F), and the two residual branches are scaled by s = RMS(h) at each position,
+because a Llama residual stream is not normalised (SmolLM2-135M: RMS ≈ 44, single coordinates over 4,000):
+without s, a trained layer's branches moved h by less than 0.1 % and gold entities changed dev perplexity by
+0.01 % (measured: 34.618 against 34.622 without entities). The attention runs over the block of
 ``stride`` positions being scored (the long-range part is in the entity vectors).
 """
 import math
@@ -113,7 +116,7 @@ class EntityGating(nn.Module):
         self.attention_norm = nn.LayerNorm(width)
         ffn_width = ffn_width or 4 * width
         self.ffn = nn.Sequential(nn.Linear(width, ffn_width), nn.GELU(), nn.Linear(ffn_width, width))
-        self.ffn_norm = nn.LayerNorm(width)
+        self.ffn_input_norm, self.ffn_norm = nn.LayerNorm(width), nn.LayerNorm(width)
         self.gate = nn.Linear(width, width)
         self.entity_update = nn.Linear(width, width)
         self.no_entity = nn.Parameter(torch.ones(width))  # E_0
@@ -132,8 +135,9 @@ class EntityGating(nn.Module):
         dynamic = 1.0 + self.entity_update(sums / counts.clamp(min=1.0).unsqueeze(-1))
         vectors = torch.where((entities > 0).unsqueeze(-1), dynamic, self.no_entity.expand_as(dynamic))
         attended = self.out(self._attention(self.query(normed), self.key(vectors), self.value(vectors)))
-        a = self.attention_norm(self.dropout(attended)) + h
-        b = self.ffn_norm(self.dropout(self.ffn(a))) + a
+        scale = h.pow(2).mean(-1, keepdim=True).sqrt()  # the residual stream's size at each position
+        a = scale * self.attention_norm(self.dropout(attended)) + h
+        b = scale * self.ffn_norm(self.dropout(self.ffn(self.ffn_input_norm(a)))) + a
         g = self.delta * torch.sigmoid(self.gate(normed))
         z = (1 - g) * b + g * h
         is_entity = (entities > 0).to(normed.dtype).unsqueeze(-1)
