@@ -261,3 +261,21 @@ def test_corelm_handles_empty_and_one_token_docs(tiny_corelm):
     empty, one = nlp(""), nlp("Anna")
     assert empty._.perplexity is None and empty._.lm_logprob == 0.0
     assert one[0]._.lm_logprob < 0 and one._.perplexity > 1
+
+
+def test_corelm_reads_the_clusters_of_an_entity_memory_before_it(tiny_corelm):
+    """Zero-shot use: the shipped coreference pipeline's clusters feed CoreLM in one pipeline."""
+    import spacy_entmem
+
+    nlp, _, _, _ = tiny_corelm
+    coref = spacy_entmem.load_default()
+    coref.add_pipe("entity_lm_scorer", source=nlp)
+    text = "Marie Curie was born in Warsaw. She moved to Paris, where she met Pierre Curie."
+    doc = coref(text)
+    assert [m.text for m in doc._.coref_clusters[0]] == ["Marie Curie", "She", "she"]
+    scorer = coref.get_pipe("entity_lm_scorer")
+    pieces = scorer.to_lm(doc)
+    assert doc[7].text == "She" and set(pieces.entities[pieces.tokens == 7].tolist()) == {1}  # as "Marie Curie"
+    assert all(t._.lm_logprob is not None for t in doc if not t.is_space)
+    plain = scorer.to_lm(coref.make_doc(text))
+    assert not plain.entities.any() and (plain.ids == pieces.ids).all()

@@ -177,9 +177,8 @@ class EntityGatedLM(nn.Module):
         self.freeze_base = freeze_base
         width = base.get_input_embeddings().weight.shape[1]
         self.gating = EntityGating(width, n_heads, delta, dropout) if gated else None
-        if freeze_base:
-            for p in base.parameters():
-                p.requires_grad_(False)
+        for p in base.parameters():  # a base shared with a frozen model arrives with requires_grad off
+            p.requires_grad_(not freeze_base)
 
     def block_log_probs(self, states: torch.Tensor, targets: torch.Tensor, entities: torch.Tensor,
                         store: Optional[EntityStore], scored: Optional[torch.Tensor] = None,

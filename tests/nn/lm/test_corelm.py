@@ -155,3 +155,18 @@ def test_a_batch_is_padded_after_each_document(tiny_lm_dir):
         batch = lm([(ids, torch.zeros_like(ids)), (ids[:10], torch.zeros(10, dtype=torch.long))])
     assert batch.shape == (2, len(ids))
     assert torch.allclose(batch[1, :10], batch[0, :10]) and (batch[1, 10:] == 0).all()
+
+
+def test_an_unfrozen_base_trains_and_is_saved(tiny_lm_dir):
+    import copy
+
+    base, tokenizer = load_base_lm(tiny_lm_dir)
+    lm = EntityGatedLM(copy.deepcopy(base), tokenizer.bos_token_id, n_heads=4, dropout=0.0, window=16, stride=8,
+                       freeze_base=False).train()
+    ids = pieces(tiny_lm_dir)
+    before = lm.base.get_input_embeddings().weight.detach().clone()
+    optimizer = torch.optim.Adam(lm.parameters(), lr=1e-2)
+    (-lm([(ids, torch.zeros_like(ids))])[0].mean()).backward()
+    optimizer.step()
+    assert not torch.equal(before, lm.base.get_input_embeddings().weight)
+    assert any(k.startswith("base.") for k in lm.state_dict())
