@@ -35,12 +35,17 @@ CORPORA = {
 }
 
 
+def gold_docs(name: str) -> List[Doc]:
+    """The docs (with their gold clusters) of one of ``CORPORA``."""
+    vocab = spacy.blank("en").vocab
+    return [doc for path in CORPORA[name] for doc in DocBin().from_disk(path).get_docs(vocab)]
+
+
 def corpus_texts(name: str, wikitext_articles_limit: int, lambada_limit: int,
                  data_dir: Path = Path("../shared/data")) -> Tuple[List[str], List[dict]]:
     """(texts, per text what its scoring needs: n_words; for LAMBADA the target's first character)."""
     if name in CORPORA:
-        vocab = spacy.blank("en").vocab
-        docs = [doc for path in CORPORA[name] for doc in DocBin().from_disk(path).get_docs(vocab)]
+        docs = gold_docs(name)
         return [d.text for d in docs], [{"n_words": sum(not t.is_space for t in d)} for d in docs]
     if name == "wikitext":
         articles = wikitext_articles(data_dir / "wikitext-2" / "test.txt", wikitext_articles_limit)
@@ -62,7 +67,7 @@ def cmd_states(args) -> None:
     with torch.no_grad():
         for i in range(index, len(texts), n_shards):
             ids = torch.tensor(tokenizer(texts[i], add_special_tokens=False)["input_ids"], dtype=torch.long)
-            blocks = [b.clone() for b in base_states(base, ids, tokenizer.bos_token_id, args.window, args.stride)]
+            blocks = [b.clone() for _, _, b in base_states(base, ids, tokenizer.bos_token_id, args.window, args.stride)]
             out.append({"text_index": i, "ids": ids, "blocks": blocks, **info[i]})
             n = sum(len(o["ids"]) for o in out)
             print(f"text {i}: {len(ids)} pieces; {n} so far, {n / (time.perf_counter() - start):.0f} pieces/s", flush=True)
@@ -74,12 +79,13 @@ def cmd_entities(args) -> None:
     import spacy_entmem
 
     _, tokenizer = load_base_lm(args.base, args.gguf_file)
-    texts, _ = corpus_texts(args.corpus, args.wikitext_articles, args.lambada, args.data_dir)
     out: Dict[str, List[numpy.ndarray]] = {}
     if args.corpus in CORPORA:
-        vocab = spacy.blank("en").vocab
-        gold = [doc for path in CORPORA[args.corpus] for doc in DocBin().from_disk(path).get_docs(vocab)]
+        gold = gold_docs(args.corpus)
         out["gold"] = [piece_document(doc, tokenizer, min_mentions=2).entities for doc in gold]
+        texts = [doc.text for doc in gold]
+    else:
+        texts, _ = corpus_texts(args.corpus, args.wikitext_articles, args.lambada, args.data_dir)
     nlp = spacy_entmem.load_default()
     start = time.perf_counter()
     docs = list(nlp.pipe(texts, batch_size=16))
@@ -179,15 +185,23 @@ def corpus_perplexity(lm: EntityGatedLM, texts: List[dict], entities: Optional[L
             "pieces": n_pieces, "words": n_words}
 
 
-def lambada_scores(lm: EntityGatedLM, texts: List[dict], entities, tokenizer, raw: List[str]) -> Dict[str, float]:
-    """Perplexity of the target word (its pieces' log p summed) and accuracy: the word counts as predicted when
-    each of its pieces is the argmax given the true pieces before it (greedy decoding would produce it)."""
+def target_pieces(texts: List[dict], tokenizer, raw: List[str]) -> List[int]:
+    """Per LAMBADA text, the index of the first piece of its target word."""
+    firsts = []
+    for text in texts:
+        offsets = tokenizer(raw[text["text_index"]], add_special_tokens=False,
+                            return_offsets_mapping=True)["offset_mapping"]
+        firsts.append(next(i for i, (_, end) in enumerate(offsets) if end > text["target_start"]))
+    return firsts
+
+
+def lambada_scores(lm: EntityGatedLM, texts: List[dict], entities, firsts: List[int]) -> Dict[str, float]:
+    """Perplexity of the target word (its pieces' log p summed; ``firsts``: ``target_pieces``) and accuracy:
+    the word counts as predicted when each of its pieces is the argmax given the true pieces before it (greedy
+    decoding would produce it)."""
     total, correct = 0.0, 0
     with torch.no_grad():
-        for text in texts:
-            offsets = tokenizer(raw[text["text_index"]], add_special_tokens=False,
-                                return_offsets_mapping=True)["offset_mapping"]
-            first = next(i for i, (_, end) in enumerate(offsets) if end > text["target_start"])
+        for text, first in zip(texts, firsts):
             logp, n_argmax = text_log_probs(lm, text, text_entities(text, entities), scored_from=first)
             total += float(logp.sum())
             correct += n_argmax == len(logp)
@@ -203,6 +217,10 @@ def cmd_evaluate(args) -> None:
     states = {corpus: load_states(sorted(str(p) for p in Path(args.cache).glob(f"{corpus}-[0-9]*.pt")))
               for corpus in args.corpora}
     entities = {corpus: read_cache(Path(args.cache) / f"{corpus}-entities.pt") for corpus in args.corpora}
+    firsts = None
+    if "lambada" in args.corpora:  # where each target starts: the same for every system
+        raw, _ = corpus_texts("lambada", args.wikitext_articles, args.lambada, args.data_dir)
+        firsts = target_pieces(states["lambada"], tokenizer, raw)
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)
     with open(args.output, "a", encoding="utf8") as out:
         for name, checkpoint, source in args.system:
@@ -216,8 +234,7 @@ def cmd_evaluate(args) -> None:
                 ents = entities[corpus].get(source)
                 start = time.perf_counter()
                 if corpus == "lambada":
-                    raw, _ = corpus_texts(corpus, args.wikitext_articles, args.lambada, args.data_dir)
-                    result = lambada_scores(lm, states[corpus], ents, tokenizer, raw)
+                    result = lambada_scores(lm, states[corpus], ents, firsts)
                 else:
                     result = corpus_perplexity(lm, states[corpus], ents)
                 record = {"system": name, "checkpoint": checkpoint, "entities": source, "corpus": corpus, **result,

@@ -1,6 +1,7 @@
 """Registered architectures of ``entity_lm_scorer``: thinc wrappers around the torch language models of
 ``spacy_entmem.nn.lm``. The torch module is built once the vocabulary size is known (``initialize`` or
 loading), so the architecture holds a builder."""
+import copy
 from typing import Callable, List, Tuple
 
 import numpy
@@ -103,8 +104,6 @@ def build_entity_gated_lm(
     def build(vocab_size: int) -> EntityGatedLM:
         base, tokenizer = load_base_lm(base_model, gguf_file)
         if not freeze_base:  # the loaded base is shared within the process: train a copy
-            import copy
-
             base = copy.deepcopy(base)
         return EntityGatedLM(base, tokenizer.bos_token_id, n_heads, delta, dropout, window, stride, gated, freeze_base)
 

@@ -23,7 +23,7 @@ def test_cached_states_score_like_reading_the_document(tiny_lm_dir):
     entities[0:3] = 1
     entities[10:12] = 1
     with torch.no_grad():
-        blocks = list(base_states(base, ids, tokenizer.bos_token_id, 12, 5))
+        blocks = [b for _, _, b in base_states(base, ids, tokenizer.bos_token_id, 12, 5)]
         cached, n_argmax = text_log_probs(lm, {"ids": ids, "blocks": blocks}, entities)
         direct = lm.read_document(ids, read_entities_of(entities))
         assert torch.allclose(cached, direct, atol=1e-5)
