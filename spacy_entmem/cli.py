@@ -111,12 +111,15 @@ def gap_evaluate(
     test: Path = typer.Argument(..., exists=True, help="GAP test TSV"),
     output_dir: Path = typer.Option(Path("metrics"), help="Where to write system TSVs and scores JSON"),
     batch_size: int = typer.Option(64, help="nlp.pipe batch size"),
+    select_decisions: bool = typer.Option(False, help="Also choose the memory's entity_threshold and "
+                                          "new_entity_bias on validation (default: the pipeline's own)"),
 ) -> None:
     """Select the threshold on validation, then score validation and test with the official GAP logic."""
     from .evaluation.gap_evaluate import evaluate_gap
 
     nlp = load_pipeline(model)
-    result = evaluate_gap(nlp, validation, test, output_dir, batch_size=batch_size)
+    result = evaluate_gap(nlp, validation, test, output_dir, batch_size=batch_size,
+                          select_decisions=select_decisions)
     print(json.dumps(result, indent=2))
 
 
@@ -320,6 +323,26 @@ def learning_curves(
     best = max(records, key=lambda r: r["score"])
     msg.good(f"wrote {output}: {len(records)} evaluations; best score {best['score']:.3f} at step {best['step']} "
              f"(epoch {best['epoch']}, {best['seconds']:.0f} s)")
+
+
+@app.command("average-checkpoints")
+def average_checkpoints(
+    output: Path = typer.Argument(..., help="Directory to write the averaged pipeline to"),
+    pipelines: List[Path] = typer.Argument(..., exists=True, file_okay=False,
+                                           help="Pipelines of one config and starting point (e.g. the step-N "
+                                                "checkpoints that TimedConsoleLogger.v1's checkpoints_dir saves)"),
+) -> None:
+    """Average the weights of several checkpoints into one pipeline (the first one's config and settings)."""
+    import spacy
+
+    from .training.averaging import average_pipelines
+
+    try:
+        nlp = average_pipelines([spacy.load(path) for path in pipelines])
+    except ValueError as error:
+        msg.fail(str(error), exits=1)
+    nlp.to_disk(output)
+    msg.good(f"averaged {len(pipelines)} pipelines into {output}")
 
 
 @app.command("annotate")

@@ -2,7 +2,7 @@
 import json
 import time
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Dict, List, Sequence, Tuple
 
 from spacy.language import Language
 from spacy.tokens import Span
@@ -50,8 +50,35 @@ def _predict_with_annotated_candidates(nlp: Language, rows, references, batch_si
     return list(memory.pipe(docs, batch_size=batch_size))
 
 
-def evaluate_gap(nlp: Language, validation: Path, test: Path, output_dir: Path, batch_size: int = 64) -> Dict:
+def select_gap_decisions(nlp: Language, validation: Path, batch_size: int = 64,
+                         settings: Sequence[Tuple[float, float]] = ()) -> Tuple[Tuple[float, float], Dict]:
+    """The memory's (entity_threshold, new_entity_bias) with the best GAP validation F1 (each at its own best
+    probability threshold; ties: closest to (0.5, 1)), and the F1 of every pair tried. The memory is left set
+    to the best."""
+    from .coref_evaluate import FORCED_BIASES, FORCED_THRESHOLDS
+
+    memory = nlp.get_pipe("entity_memory")
+    settings = settings or [(t, b) for t in FORCED_THRESHOLDS for b in FORCED_BIASES]
+    tried = {}
+    for threshold, bias in settings:
+        memory.cfg.update(entity_threshold=threshold, new_entity_bias=bias)
+        gold, probabilities, _, _ = pair_probabilities(nlp, validation, batch_size)
+        tried[(threshold, bias)] = select_threshold(gold, probabilities)[1].overall.f1
+    best = max(tried, key=lambda k: (tried[k], -abs(k[0] - 0.5) - abs(k[1] - 1.0)))
+    memory.cfg.update(entity_threshold=best[0], new_entity_bias=best[1])
+    return best, tried
+
+
+def evaluate_gap(nlp: Language, validation: Path, test: Path, output_dir: Path, batch_size: int = 64,
+                 select_decisions: bool = False) -> Dict:
+    """Score GAP validation and test (probability threshold chosen on validation); with ``select_decisions``
+    the memory's decision settings are chosen on validation first (``select_gap_decisions``)."""
     output_dir.mkdir(parents=True, exist_ok=True)
+    chosen = {}
+    if select_decisions:
+        (threshold, bias), tried = select_gap_decisions(nlp, validation, batch_size)
+        chosen = {"entity_threshold": threshold, "new_entity_bias": bias, "decisions_selected_on": str(validation),
+                  "decisions_tried": {f"{t},{b}": round(f1, 2) for (t, b), f1 in tried.items()}}
     val_gold, val_probs, _, _ = pair_probabilities(nlp, validation, batch_size)
     threshold, val_scores = select_threshold(val_gold, val_probs)
     test_gold, test_probs, seconds, words = pair_probabilities(nlp, test, batch_size)
@@ -66,6 +93,7 @@ def evaluate_gap(nlp: Language, validation: Path, test: Path, output_dir: Path, 
         "validation_row": val_scores.table_row(),
         "test_row": test_scores.table_row(),
         "test_words_per_second": words / seconds if seconds else None,
+        **chosen,
     }
     (output_dir / "gap_scores.json").write_text(json.dumps(result, indent=2), encoding="utf8")
     return result

@@ -30,9 +30,12 @@ def make_initialize_frozen(components: List[str]) -> Callable[[Language], Langua
 
 
 @registry.loggers("spacy_entmem.TimedConsoleLogger.v1")
-def make_timed_console_logger(progress_bar: bool = False, output_file: Optional[str] = None):
+def make_timed_console_logger(progress_bar: bool = False, output_file: Optional[str] = None,
+                               checkpoints_dir: Optional[str] = None):
     """spaCy's console logger, plus one JSON line per evaluation with the wall time since training
-    started (so "time to the best validation score" can be read off a run)."""
+    started (so "time to the best validation score" can be read off a run); with ``checkpoints_dir``, the
+    pipeline is also saved at every evaluation to ``checkpoints_dir/step-N`` (for ``entmem
+    average-checkpoints``)."""
     console = registry.loggers.get("spacy.ConsoleLogger.v3")(progress_bar="train" if progress_bar else None)
 
     def setup(nlp: Language, stdout: IO = sys.stdout, stderr: IO = sys.stderr):
@@ -51,6 +54,10 @@ def make_timed_console_logger(progress_bar: bool = False, output_file: Optional[
                           "seconds": round(time.perf_counter() - start, 1), "scores": scores}
                 stream.write(json.dumps(record) + "\n")
                 stream.flush()
+            if info is not None and checkpoints_dir:
+                checkpoint = Path(checkpoints_dir) / f"step-{info['step']}"
+                checkpoint.mkdir(parents=True, exist_ok=True)
+                nlp.to_disk(checkpoint)
 
         def close() -> None:
             finalize()

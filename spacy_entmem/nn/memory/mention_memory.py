@@ -73,6 +73,8 @@ class CellState:
         self.last_quoted = numpy.zeros((batch, n_cells), dtype="int64")
         self.proper = numpy.zeros((batch, n_cells), dtype="int64")
         self.strings = [[set() for _ in range(n_cells)] for _ in range(batch)]
+        # per document: ("n", norm id) / ("h", head id) -> the cells holding a mention with that string
+        self.cells_with = [dict() for _ in range(batch)]
         self.next_entity = numpy.zeros(batch, dtype="int64")
 
     @property
@@ -90,15 +92,12 @@ class CellState:
         B, N = self.entity.shape
         exact = numpy.where(self.used, 1, 0)
         head = exact.copy()
-        for b, i in zip(rows.tolist(), cells.tolist()):
-            norm_id = attrs[b, NORM]
-            if norm_id < 0 or not exact[b, i]:
+        for b in numpy.unique(rows).tolist():  # one lookup per candidate, not per (candidate, cell)
+            if attrs[b, NORM] < 0:
                 continue
-            strings = self.strings[b][i]
-            if ("n", norm_id) in strings:
-                exact[b, i] = 2
-            if ("h", attrs[b, HEAD]) in strings:
-                head[b, i] = 2
+            cells_with = self.cells_with[b]
+            exact[b, list(cells_with.get(("n", attrs[b, NORM]), ()))] = 2
+            head[b, list(cells_with.get(("h", attrs[b, HEAD]), ()))] = 2
         not_pronoun = attrs[:, NORM, None] < 0
         exact, head = numpy.where(not_pronoun, 0, exact), numpy.where(not_pronoun, 0, head)
         pronoun = attrs[:, PRONOUN, None]
@@ -127,12 +126,16 @@ class CellState:
             if actions[b] == OVERWRITE:
                 self.entity[b, i] = self.next_entity[b]
                 self.next_entity[b] += 1
+                for key in self.strings[b][i]:
+                    self.cells_with[b][key].discard(i)
                 self.strings[b][i] = set()
                 self.count[b, i] = 0
                 self.gender[b, i] = self.number[b, i] = self.proper[b, i] = 0
             row = attrs[b]
             if row[NORM] >= 0:
-                self.strings[b][i].update((("n", row[NORM]), ("h", row[HEAD])))
+                for key in (("n", row[NORM]), ("h", row[HEAD])):
+                    self.strings[b][i].add(key)
+                    self.cells_with[b].setdefault(key, set()).add(i)
             if row[GENDER]:
                 self.gender[b, i] = row[GENDER]
             if row[NUMBER]:

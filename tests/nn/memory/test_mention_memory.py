@@ -120,6 +120,23 @@ def test_pair_features_see_string_matches_and_agreement():
     assert he[1, 7] == 0 and he[0, 7] == 1  # recency rank: "she" is the most recent
 
 
+def test_an_overwritten_cell_forgets_its_strings_and_a_head_match_is_not_an_exact_one():
+    state = CellState(2, 2)
+    both = numpy.array([True, True])
+    # doc 0: cell 0 holds "the old house" (norm 7, head 8); doc 1: cell 0 holds "house" (norm 8, head 8)
+    state.apply(numpy.array([OVERWRITE, OVERWRITE]), numpy.array([0, 0]),
+                numpy.array([[7, 8, 0, 0, 0, 0, 0], [8, 8, 0, 0, 0, 0, 0]]), numpy.array([3, 1]), 0.98, both)
+    house = numpy.array([[8, 8, 0, 0, 0, 0, 0], [8, 8, 0, 0, 0, 0, 0]])
+    pairs = (numpy.array([0, 1]), numpy.array([0, 0]))
+    features = state.pair_features(house, numpy.array([5, 5]), *pairs)
+    assert features[0, :2].tolist() == [1, 2] and features[1, :2].tolist() == [2, 2]
+    # doc 0's cell 0 now holds a new entity "Anna" (norm 9): "house" matches nothing there any more
+    state.apply(numpy.array([OVERWRITE, IGNORE]), numpy.array([0, 0]),
+                numpy.array([[9, 9, 0, 0, 0, 0, 1], [8, 8, 0, 0, 0, 0, 0]]), numpy.array([6, 6]), 0.98, both)
+    features = state.pair_features(house, numpy.array([7, 7]), *pairs)
+    assert features[0, :2].tolist() == [1, 1] and features[1, :2].tolist() == [2, 2]
+
+
 def test_partial_annotation_constrains_only_the_annotated_mentions():
     from spacy_entmem.nn.memory.mention_memory import SOME_OTHER_ENTITY, UNKNOWN, allowed_actions
 

@@ -89,3 +89,16 @@ def test_new_entity_loss_has_finite_gradients_when_the_entity_mass_vanishes():
     loss.backward()
     assert torch.isfinite(loss) and torch.isfinite(overwrite.grad).all() and torch.isfinite(coref.grad).all()
     assert overwrite.grad.abs().max() < 1e4
+
+
+def test_span_vectors_are_first_last_mean_of_each_documents_own_rows():
+    """The gathered rows are each document's own: the span vector equals the formula computed by hand."""
+    module = _module()
+    h = torch.randn(3, 7, 12)
+    spans = torch.tensor([[[0, 2], [1, 5]], [[3, 4], [0, 7]], [[6, 7], [2, 6]]])
+    reps = module.represent_spans(h, spans)
+    for b in range(3):
+        for m, (s, e) in enumerate(spans[b].tolist()):
+            width = module.width_embedding(torch.tensor(e - s))
+            expected = module.span_projection(torch.cat([h[b, s], h[b, e - 1], h[b, s:e].mean(0), width]))
+            assert torch.allclose(reps[b, m], expected, atol=1e-5)

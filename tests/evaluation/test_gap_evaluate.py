@@ -1,0 +1,48 @@
+"""GAP evaluation of a span pipeline, with the memory's decision settings chosen on validation."""
+import json
+
+import pytest
+import spacy
+from spacy.training import Example
+
+from spacy_entmem.evaluation.gap_evaluate import evaluate_gap, select_gap_decisions
+
+from ..conftest import GAP
+from ..pipeline.test_entity_memory_mention import mention_pipeline
+
+
+@pytest.fixture(scope="module")
+def small_gap(tmp_path_factory):
+    lines = (GAP / "gap-validation.tsv").read_text(encoding="utf8").splitlines(keepends=True)
+    path = tmp_path_factory.mktemp("gap") / "small.tsv"
+    path.write_text("".join(lines[:13]), encoding="utf8")  # header + 12 examples
+    return path
+
+
+@pytest.fixture(scope="module")
+def gap_nlp(gap_validation_docs):
+    spacy.util.fix_random_seed(0)
+    nlp = mention_pipeline()
+    nlp.initialize(lambda: [Example(nlp.make_doc(d.text), d) for d in gap_validation_docs[:8]])
+    return nlp
+
+
+def test_decision_settings_are_chosen_on_validation_and_left_set(gap_nlp, small_gap):
+    settings = [(0.5, 1.0), (1.0, 1.0)]  # an entity threshold of 1 ignores every candidate
+    best, tried = select_gap_decisions(gap_nlp, small_gap, settings=settings)
+    assert set(tried) == set(settings)
+    assert tried[best] == max(tried.values())
+    memory = gap_nlp.get_pipe("entity_memory")
+    assert (memory.cfg["entity_threshold"], memory.cfg["new_entity_bias"]) == best
+
+
+def test_evaluate_gap_reports_the_chosen_settings(gap_nlp, small_gap, tmp_path):
+    result = evaluate_gap(gap_nlp, small_gap, small_gap, tmp_path, select_decisions=True)
+    assert len(result["decisions_tried"]) == 25
+    key = f"{result['entity_threshold']},{result['new_entity_bias']}"
+    assert result["decisions_tried"][key] == max(result["decisions_tried"].values())
+    # validation was scored with the chosen settings, so its F1 is the one recorded for them
+    assert round(result["validation"]["f1"], 2) == result["decisions_tried"][key]
+    saved = json.loads((tmp_path / "gap_scores.json").read_text(encoding="utf8"))
+    assert saved["entity_threshold"] == result["entity_threshold"]
+    assert (tmp_path / "gap-test.system.tsv").read_text(encoding="utf8").count("\n") == 12
