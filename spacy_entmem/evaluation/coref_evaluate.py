@@ -133,8 +133,12 @@ def select_decisions(nlp: Language, corpus: Path, batch_size: int = 4, threshold
             redecode(nlp, predicted, threshold, bias)
             examples = [Example(p, r) for p, r in zip(predicted, references)]
             results[(threshold, bias)] = score_entity_memory(examples)[f"coref_{metric}_f"]
-    best = max(results, key=lambda k: (results[k], -abs(k[0] - 0.5) - abs(k[1] - 1.0)))
-    return best, results
+    return best_decisions(results), results
+
+
+def best_decisions(results: Dict[Tuple[float, float], float]) -> Tuple[float, float]:
+    """The (entity_threshold, new_entity_bias) with the highest score; ties go to the one closest to (0.5, 1)."""
+    return max(results, key=lambda k: (results[k], -abs(k[0] - 0.5) - abs(k[1] - 1.0)))
 
 
 FINDER_THRESHOLDS = (0.3, 0.5, 0.7)

@@ -24,11 +24,16 @@ def pair_probabilities(
     start = time.perf_counter()
     predicted = _predict_with_annotated_candidates(nlp, rows, references, batch_size)
     seconds = time.perf_counter() - start
+    gold, probabilities = _read_probabilities(rows, predicted, references)
+    return gold, probabilities, seconds, sum(len(doc) for doc in predicted)
+
+
+def _read_probabilities(rows, predicted, references) -> Tuple[List[GapGold], Dict[str, Tuple[float, float]]]:
     gold, probabilities = [], {}
     for row, pred, ref in zip(rows, predicted, references):
         gold.append(GapGold(row.id, row.spans[0][1], row.a_coref, row.b_coref))
         probabilities[row.id] = gap_pair_probabilities(Example(pred, ref), ref.spans["gap"])
-    return gold, probabilities, seconds, sum(len(doc) for doc in predicted)
+    return gold, probabilities
 
 
 def _predict_with_annotated_candidates(nlp: Language, rows, references, batch_size: int):
@@ -54,18 +59,20 @@ def select_gap_decisions(nlp: Language, validation: Path, batch_size: int = 64,
                          settings: Sequence[Tuple[float, float]] = ()) -> Tuple[Tuple[float, float], Dict]:
     """The memory's (entity_threshold, new_entity_bias) with the best GAP validation F1 (each at its own best
     probability threshold; ties: closest to (0.5, 1)), and the F1 of every pair tried. The memory is left set
-    to the best."""
-    from .coref_evaluate import FORCED_BIASES, FORCED_THRESHOLDS
+    to the best. The upstream components run once; per setting only the memory runs again."""
+    from .coref_evaluate import FORCED_BIASES, FORCED_THRESHOLDS, best_decisions, redecode
 
-    memory = nlp.get_pipe("entity_memory")
     settings = settings or [(t, b) for t in FORCED_THRESHOLDS for b in FORCED_BIASES]
+    rows = list(read_gap_rows(validation))
+    references = [row_to_doc(nlp, row, ConversionReport()) for row in rows]
+    predicted = _predict_with_annotated_candidates(nlp, rows, references, batch_size)
     tried = {}
     for threshold, bias in settings:
-        memory.cfg.update(entity_threshold=threshold, new_entity_bias=bias)
-        gold, probabilities, _, _ = pair_probabilities(nlp, validation, batch_size)
+        redecode(nlp, predicted, threshold, bias)
+        gold, probabilities = _read_probabilities(rows, predicted, references)
         tried[(threshold, bias)] = select_threshold(gold, probabilities)[1].overall.f1
-    best = max(tried, key=lambda k: (tried[k], -abs(k[0] - 0.5) - abs(k[1] - 1.0)))
-    memory.cfg.update(entity_threshold=best[0], new_entity_bias=best[1])
+    best = best_decisions(tried)
+    nlp.get_pipe("entity_memory").cfg.update(entity_threshold=best[0], new_entity_bias=best[1])
     return best, tried
 
 
