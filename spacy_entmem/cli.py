@@ -345,6 +345,31 @@ def average_checkpoints(
     msg.good(f"averaged {len(pipelines)} pipelines into {output}")
 
 
+@app.command("name-genders")
+def name_genders(
+    output: Path = typer.Argument(..., help="JSON file to write (the packaged one: spacy_entmem/resources/name_genders.json)"),
+    docs: List[Path] = typer.Option([], "--docs", exists=True, dir_okay=False,
+                                    help=".spacy files with gold 'coref_clusters_N' span groups (training splits)"),
+    gap: List[Path] = typer.Option([], "--gap", exists=True, dir_okay=False, help="GAP .tsv files (training split)"),
+) -> None:
+    """Count which gender the pronouns of each name's entities have and write the name-gender lexicon."""
+    import spacy
+    from spacy.tokens import DocBin
+
+    from .corpora.gap import read_gap_rows
+    from .corpora.name_genders import build_lexicon, count_names, save_lexicon
+
+    if not docs and not gap:
+        msg.fail("name-genders needs at least one --docs or --gap file", exits=1)
+    vocab = spacy.blank("en").vocab
+    counts = count_names((d for path in docs for d in DocBin().from_disk(path).get_docs(vocab)),
+                         (row for path in gap for row in read_gap_rows(path)))
+    lexicon = build_lexicon(counts)
+    save_lexicon(lexicon, output)
+    by_gender = {g: sum(1 for v in lexicon.values() if v == g) for g in set(lexicon.values())}
+    msg.good(f"{len(lexicon)} names ({by_gender}) from {len(counts)} counted, written to {output}")
+
+
 @app.command("annotate")
 def annotate(
     inputs: List[str] = typer.Argument(..., help="Text files (one document each), folders, quoted globs, "

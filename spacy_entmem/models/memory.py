@@ -1,5 +1,6 @@
 """Registered, versioned model architectures: thinc glue around the torch memory modules."""
 from collections import Counter
+from functools import lru_cache
 from typing import Callable, Dict, Iterable, List, Optional, Tuple, Union
 
 import numpy
@@ -163,12 +164,29 @@ def attributes_forward(model: Model, X: Tuple, is_train: bool):
     partial = X[3] if len(X) > 3 else None
     vectors, backprop_tok2vec = model.layers[0](docs, is_train)
     ids = StringIds()
-    attributes = [mention_attributes(doc, s.tolist(), ids) for doc, s in zip(docs, spans)]
+    lexicon = packaged_name_genders() if model.attrs.get("name_genders") else None
+    attributes = [mention_attributes(doc, s.tolist(), ids, lexicon) for doc, s in zip(docs, spans)]
 
     def backprop(d_output):
         return backprop_tok2vec(d_output[0])
 
     return (vectors, None, spans, attributes, clusters, partial), backprop
+
+
+def set_name_genders(model: Model, use: bool) -> None:
+    """Whether the candidates' gender attribute consults the packaged name-gender lexicon (a setting of the
+    component, passed to its model before each call: a saved model's attrs would otherwise win)."""
+    layer = find_layer(model, ATTRIBUTES_LAYER)
+    if layer is not None:
+        layer.attrs["name_genders"] = bool(use)
+
+
+@lru_cache(maxsize=1)
+def packaged_name_genders() -> Dict[str, int]:
+    """The lexicon shipped with the package (``spacy_entmem/resources/name_genders.json``)."""
+    from ..corpora.name_genders import PACKAGED_LEXICON, load_lexicon
+
+    return load_lexicon(PACKAGED_LEXICON)
 
 
 def is_teacher_forced(model: Model) -> bool:

@@ -2,7 +2,7 @@
 import math
 import re
 from itertools import islice
-from typing import Any, Callable, Dict, Iterable, List, Optional
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional
 
 import numpy
 import srsly
@@ -16,7 +16,7 @@ from thinc.api import Config, Model, Optimizer
 
 from ..models.memory import (
     TOKEN_IDS_LAYER, UNTRAINED_MESSAGE, build_torch_layer, count_lm_vocabulary, find_layer, find_memory_layer,
-    is_span_model, is_teacher_forced, lm_vocab_size, set_lm_vocabulary, torch_memory,
+    is_span_model, is_teacher_forced, lm_vocab_size, set_lm_vocabulary, set_name_genders, torch_memory,
 )
 from .attributes import ROLE, choose_main, register_extensions
 from .memory_log import (
@@ -80,6 +80,7 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
         "count_threshold": 0.5,
         "temperature_halving_examples": 20000,
         "disabled_pair_features": [],
+        "name_genders": False,
         "scorer": {"@scorers": "spacy_entmem.entity_memory_scorer.v1"},
     },
     default_score_weights={"gap_f1": 0.5, "coref_f": 0.5},
@@ -90,6 +91,7 @@ def make_entity_memory(
     positive_weight: float, negative_weight: float, sparsity_weight: float, full_link_weight: float,
     full_negatives: int, lm_weight: float, count_threshold: float, temperature_halving_examples: int,
     scorer: Optional[Callable], disabled_pair_features: List[str] = [],  # noqa: B006 (spaCy config default)
+    name_genders: bool = False,
 ) -> "EntityMemory":
     weights = LossWeights(self_link_weight, positive_weight, negative_weight, sparsity_weight,
                           full_link_weight, full_negatives, lm_weight)
@@ -99,7 +101,7 @@ def make_entity_memory(
         entity_threshold=entity_threshold, replace_existing=replace_existing,
         store_memory_log=store_memory_log, weights=weights, count_threshold=count_threshold,
         temperature_halving_examples=temperature_halving_examples, scorer=scorer,
-        disabled_pair_features=disabled_pair_features,
+        disabled_pair_features=disabled_pair_features, name_genders=name_genders,
     )
 
 
@@ -145,6 +147,7 @@ def pair_feature_indices(names: Iterable[str]) -> tuple:
     return tuple(PAIR_FEATURE_NAMES.index(name) for name in names)
 
 
+SORT_WINDOW = 8  # batches read ahead by ``pipe`` and regrouped by length
 STATE_KEYS = ("examples_seen", "input_width")  # what training leaves in cfg; the rest comes from the config
 
 
@@ -159,7 +162,7 @@ class EntityMemory(TrainablePipe):
         negatives_per_token: float = 0.4, entity_threshold: float = 0.5, new_entity_bias: float = 1.0,
         replace_existing: bool = True, store_memory_log: bool = True, weights: Optional[LossWeights] = None,
         count_threshold: float = 0.5, temperature_halving_examples: int = 20000, scorer: Optional[Callable] = None,
-        disabled_pair_features: Iterable[str] = (),
+        disabled_pair_features: Iterable[str] = (), name_genders: bool = False,
     ):
         weights = weights or LossWeights()
         _check_config(cluster_prefix, mentions_key, entity_threshold, weights, temperature_halving_examples,
@@ -194,10 +197,34 @@ class EntityMemory(TrainablePipe):
             "count_threshold": count_threshold,
             "temperature_halving_examples": temperature_halving_examples,
             "disabled_pair_features": list(disabled_pair_features),
+            "name_genders": bool(name_genders),
             "examples_seen": 0,
         }
 
     # -- inference ----------------------------------------------------------------------------------
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
+        """As ``TrainablePipe.pipe``, but the documents of a window of ``SORT_WINDOW`` batches reach the memory
+        in batches of similar length (candidates for a span model, tokens otherwise) and come out in their
+        input order. A padded batch's steps are mostly padding otherwise (69 % on GAP at batch size 64); each
+        document's result does not depend on its batch."""
+        error_handler = self.get_error_handler()
+        for window in util.minibatch(stream, size=batch_size * SORT_WINDOW):
+            order = sorted(range(len(window)), key=lambda i: self._length(window[i]))
+            failed = set()
+            for start in range(0, len(window), batch_size):
+                batch = order[start: start + batch_size]
+                docs = [window[i] for i in batch]
+                try:
+                    self.set_annotations(docs, self.predict(docs))
+                except Exception as error:
+                    error_handler(self.name, self, docs, error)
+                    failed.update(batch)
+            yield from (doc for i, doc in enumerate(window) if i not in failed)
+
+    def _length(self, doc: Doc) -> int:
+        key = self.cfg["candidates_key"]
+        return len(doc.spans[key]) if is_span_model(self.model) and key in doc.spans else len(doc)
+
     def predict(self, docs: Iterable[Doc]) -> List[MemoryLog]:
         docs = list(docs)
         if torch_memory(self.model) is None:
@@ -208,6 +235,7 @@ class EntityMemory(TrainablePipe):
         forced = is_teacher_forced(self.model)
         if forced:
             self._set_decision_offsets()
+            set_name_genders(self.model, self.cfg.get("name_genders", False))
             out = self.model.predict((docs, spans, None))
         else:
             out = self.model.predict(docs if spans is None else (docs, spans))
@@ -317,6 +345,7 @@ class EntityMemory(TrainablePipe):
         from ..nn.memory.mention_memory import action_loss
 
         inputs = self._teacher_forced_batch(examples)
+        set_name_genders(self.model, self.cfg.get("name_genders", False))
         out, backprop = self.model.begin_update(inputs)
         loss = action_loss(out)
         leaves = out.tensors()

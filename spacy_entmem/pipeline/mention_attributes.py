@@ -6,9 +6,10 @@ quotation, and whether it looks like a proper name.
 English pronouns are a closed class, so a word list serves and no tagger has to run. Strings become ids
 through a ``StringIds`` table shared by a batch, so the memory compares integers.
 """
-from typing import Dict, Iterable, List, Tuple
+from typing import Dict, Iterable, List, Optional, Tuple
 
 import numpy
+from spacy.attrs import IS_TITLE, LOWER, SENT_START
 from spacy.tokens import Doc
 
 from ..nn.memory.mention_memory import ATTRIBUTE_FIELDS
@@ -39,6 +40,10 @@ GENDER_CUES = {
 }
 GENDER_OF_WORD = {word: gender for gender, words in GENDER_CUES.items() for word in words.split()}
 LEADING_WORDS = {"the", "a", "an", "this", "that", "these", "those"}
+# words skipped before a given name ("Mr. Darcy", "the young Dr. Watson")
+NAME_PREFIXES = set(GENDER_OF_WORD) | LEADING_WORDS | {
+    "dr", "dr.", "prof", "prof.", "professor", "captain", "capt.", "colonel", "col.", "general", "st", "st.",
+    "saint", "young", "old", "little", "poor", "dear", "madam", "signor", "herr", "frau", "don", "doña"}
 HEAD_STOPS = {"of", ",", "who", "whom", "whose", "which", "that", "in", "with", "at", "from", "on", "to", "for",
               "by", "(", ";", ":", "-", "--"}
 OPENING_QUOTES, CLOSING_QUOTES, TOGGLING_QUOTES = {"“", "``", "‘"}, {"”", "''", "’"}, {'"'}
@@ -56,7 +61,7 @@ class StringIds:
 
 
 def quotation_flags(texts: List[str]) -> List[bool]:
-    """Per token text: inside a quotation (straight quotes toggle, curly and PTB quotes open and close; a
+    """Per token text (or its lowercase form): inside a quotation (straight quotes toggle, curly and PTB quotes open and close; a
     new line ends an unclosed quotation)."""
     flags, inside = [], False
     for text in texts:
@@ -80,6 +85,17 @@ def _head_index(words: List[str]) -> int:
     return len(words) - 1
 
 
+def given_name(words: List[str], capitalised: List[bool]) -> str:
+    """The first word of a name (lowercased words, with whether each is capitalised) after articles, titles
+    and honorifics, if it is capitalised, alphabetic and not a pronoun; "" otherwise."""
+    for word, upper in zip(words, capitalised):
+        if word in NAME_PREFIXES:
+            continue
+        plain = word.replace("-", "").replace("'", "")
+        return word if upper and plain.isalpha() and word not in PRONOUNS else ""
+    return ""
+
+
 def _sentence_initial_flags(lower: List[str], sent_starts: List[bool]) -> List[bool]:
     """Per token: first of the doc or of a sentence (parsed, or after '.', '!', '?', a line break or an
     opening quote)."""
@@ -91,20 +107,22 @@ def _sentence_initial_flags(lower: List[str], sent_starts: List[bool]) -> List[b
     return flags
 
 
-def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringIds) -> numpy.ndarray:
+def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringIds,
+                       name_genders: Optional[Dict[str, int]] = None) -> numpy.ndarray:
     """(M, len(ATTRIBUTE_FIELDS)) int64, one row per candidate span [start, end) of ``doc``: norm (id of the
     lowercased text without a leading article or demonstrative; -1 for a pronoun), head (id of the lowercased
     head word; -1 for a pronoun), pronoun class (0: not a pronoun), gender (UNKNOWN / MASCULINE / FEMININE /
     NEUTER), number (UNKNOWN / SINGULAR / PLURAL), quoted (1 inside a quotation), proper (1 if a word other
-    than a sentence-initial one is capitalised)."""
-    has_sentences = doc.has_annotation("SENT_START")
-    texts, lower, titles, sent_starts = [], [], [], []
-    for token in doc:  # one pass over the tokens (creating Token objects is the cost here)
-        texts.append(token.text)
-        lower.append(token.lower_)
-        titles.append(token.is_title)
-        sent_starts.append(has_sentences and bool(token.is_sent_start))
-    quoted = quotation_flags(texts)
+    than a sentence-initial one is capitalised). ``name_genders`` (given name → gender, see
+    ``corpora.name_genders``) gives a gender to names that carry no honorific or kinship cue."""
+    # the token attributes as arrays: no Token objects (quotes and line breaks have no case, so the
+    # lowercased words serve for the quotation flags)
+    columns = doc.to_array([LOWER, IS_TITLE, SENT_START]).reshape(-1, 3).tolist() if len(doc) else []
+    strings = doc.vocab.strings
+    lower = [strings[row[0]] for row in columns]
+    titles = [bool(row[1]) for row in columns]
+    sent_starts = [row[2] == 1 for row in columns] if doc.has_annotation("SENT_START") else [False] * len(doc)
+    quoted = quotation_flags(lower)
     initial = _sentence_initial_flags(lower, sent_starts)
     capitalised = [title and not first for title, first in zip(titles, initial)]
     rows = []
@@ -118,6 +136,8 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
         content = words[1:] if len(words) > 1 and words[0] in LEADING_WORDS else words
         head = _head_index(words)
         gender = next((GENDER_OF_WORD[w] for w in words[: head + 1] if w in GENDER_OF_WORD), UNKNOWN)
+        if not gender and name_genders:
+            gender = name_genders.get(given_name(words, titles[start:end]), UNKNOWN)
         proper = any(capitalised[start:end])
         rows.append((ids(" ".join(content)), ids(words[head]), 0, gender, UNKNOWN, int(quoted[start]),
                      int(proper)))

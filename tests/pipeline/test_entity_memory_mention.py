@@ -221,3 +221,55 @@ def test_disabled_pair_features_are_validated_and_reach_the_memory(mention_nlp, 
     memory.cfg["disabled_pair_features"] = []
     _with_gold_candidates(mention_nlp, litbank_piece)
     assert torch_memory(memory.model).disabled_pair_features == ()
+
+
+def test_name_genders_setting_reaches_the_model_and_a_load_override_wins(mention_nlp, litbank_piece, tmp_path):  # noqa: F811
+    from spacy_entmem.models.memory import ATTRIBUTES_LAYER, find_layer
+
+    assert mention_nlp.get_pipe("entity_memory").cfg["name_genders"] is False
+    mention_nlp.to_disk(tmp_path / "nlp")
+    loaded = spacy.load(tmp_path / "nlp", config={"components": {"entity_memory": {"name_genders": True}}})
+    memory = loaded.get_pipe("entity_memory")
+    assert memory.cfg["name_genders"] is True
+    _with_gold_candidates(loaded, litbank_piece)
+    assert find_layer(memory.model, ATTRIBUTES_LAYER).attrs["name_genders"] is True
+    memory.cfg["name_genders"] = False
+    _with_gold_candidates(loaded, litbank_piece)
+    assert find_layer(memory.model, ATTRIBUTES_LAYER).attrs["name_genders"] is False
+
+
+def test_pipe_regroups_documents_by_length_but_keeps_their_order_and_results(mention_nlp, litbank_piece):  # noqa: F811
+    words = [t.text for t in litbank_piece]
+    lengths = [300, 12, 150, 40, 260, 5, 90, 200, 30]  # batches of 2 in a window of SORT_WINDOW batches
+    docs = [mention_nlp.get_pipe("span_finder")(mention_nlp.get_pipe("tok2vec")(
+        Doc(mention_nlp.vocab, words=words[:n]))) for n in lengths]
+    memory = mention_nlp.get_pipe("entity_memory")
+    one_by_one = [_clusters(memory(doc.copy())) for doc in docs]
+    batches, predict = [], memory.predict
+    memory.predict = lambda batch: batches.append([memory._length(d) for d in batch]) or predict(batch)
+    try:
+        piped = list(memory.pipe([doc.copy() for doc in docs], batch_size=2))
+    finally:
+        del memory.predict
+    counts = sorted(memory._length(doc) for doc in docs)
+    assert batches == [counts[i: i + 2] for i in range(0, len(counts), 2)]  # one window, sorted
+    assert [doc.text for doc in piped] == [doc.text for doc in docs]
+    assert [_clusters(doc) for doc in piped] == one_by_one
+    assert any(one_by_one)
+
+
+def test_pipe_error_handler_drops_only_the_failing_batch(mention_nlp, litbank_piece):  # noqa: F811
+    words = [t.text for t in litbank_piece]
+    docs = [mention_nlp.get_pipe("span_finder")(mention_nlp.get_pipe("tok2vec")(
+        Doc(mention_nlp.vocab, words=words[:n]))) for n in (50, 60, 70)]
+    broken = Doc(mention_nlp.vocab, words=words[:20])  # no candidates: the memory cannot read it
+    memory = mention_nlp.get_pipe("entity_memory")
+    errors = []
+    memory.set_error_handler(lambda name, proc, batch, error: errors.append((name, [len(d) for d in batch])))
+    try:
+        out = list(memory.pipe(docs + [broken], batch_size=1))
+    finally:
+        memory.set_error_handler(spacy.util.raise_error)
+    assert [doc.text for doc in out] == [doc.text for doc in docs] and errors == [("entity_memory", [len(broken)])]
+    with pytest.raises(ValueError, match="has none: add an 'entmem_span_finder'"):
+        list(memory.pipe([broken], batch_size=1))

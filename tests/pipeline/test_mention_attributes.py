@@ -28,3 +28,24 @@ def test_rows_hold_strings_heads_pronouns_gender_quotation_and_proper_names():
     assert she[GENDER] == FEMININE and she[NUMBER] == SINGULAR and she[QUOTED] == 1
     assert mention_attributes(doc, [], ids).shape == (0, len(ATTRIBUTE_FIELDS))
     assert mention_attributes(doc, [(11, 12)], ids)[0][GENDER] == UNKNOWN
+
+
+def test_names_take_their_gender_from_the_lexicon_unless_a_cue_says_otherwise():
+    from spacy_entmem.pipeline.mention_attributes import NEUTER
+
+    doc = spacy.blank("en")("Marie Curie met Mr. Marie and Pierre in London ; the paris of marie .")
+    lexicon = {"marie": FEMININE, "pierre": MASCULINE, "london": NEUTER, "paris": NEUTER}
+    #         Marie Curie  Mr. Marie  Pierre   London    the paris  marie
+    spans = [(0, 2), (3, 5), (6, 7), (8, 9), (10, 12), (13, 14)]
+    genders = mention_attributes(doc, spans, StringIds(), lexicon)[:, GENDER].tolist()
+    # the honorific wins over the lexicon; lowercase words are not names
+    assert genders == [FEMININE, MASCULINE, MASCULINE, NEUTER, UNKNOWN, UNKNOWN]
+    assert mention_attributes(doc, spans, StringIds())[:, GENDER].tolist() == [UNKNOWN, MASCULINE] + [UNKNOWN] * 4
+
+
+def test_given_name_skips_articles_and_titles_and_refuses_pronouns_and_lowercase():
+    from spacy_entmem.pipeline.mention_attributes import given_name
+
+    assert given_name(["the", "young", "dr.", "watson"], [False, False, True, True]) == "watson"
+    assert given_name(["she"], [True]) == "" and given_name(["the", "house"], [False, False]) == ""
+    assert given_name(["o'brien"], [True]) == "o'brien" and given_name(["1984"], [False]) == ""

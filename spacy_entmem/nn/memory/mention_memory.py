@@ -119,33 +119,37 @@ class CellState:
     def apply(self, actions: numpy.ndarray, cells: numpy.ndarray, attrs: numpy.ndarray, ends: numpy.ndarray,
               decay: float, active: numpy.ndarray) -> None:
         """Record the actions (B,) on cells (B,) of the candidates with attributes attrs (B, 7) ending at
-        ends (B,); rows where ``active`` is false (padding) change nothing."""
+        ends (B,); rows where ``active`` is false (padding) change nothing. One cell per row, so the numeric
+        fields are set with array indexing; only the string sets need a loop."""
         self.usage[active] *= decay
-        for b in numpy.flatnonzero(active & (actions != IGNORE)):
-            i = cells[b]
-            if actions[b] == OVERWRITE:
-                self.entity[b, i] = self.next_entity[b]
-                self.next_entity[b] += 1
-                for key in self.strings[b][i]:
-                    self.cells_with[b][key].discard(i)
-                self.strings[b][i] = set()
-                self.count[b, i] = 0
-                self.gender[b, i] = self.number[b, i] = self.proper[b, i] = 0
-            row = attrs[b]
-            if row[NORM] >= 0:
-                for key in (("n", row[NORM]), ("h", row[HEAD])):
+        rows = numpy.flatnonzero(active & (actions != IGNORE))
+        if not len(rows):
+            return
+        cells, attrs = cells[rows], attrs[rows]
+        fresh = actions[rows] == OVERWRITE
+        new_rows, new_cells = rows[fresh], cells[fresh]
+        self.entity[new_rows, new_cells] = self.next_entity[new_rows]
+        self.next_entity[new_rows] += 1
+        for field in (self.count, self.gender, self.number, self.proper):
+            field[new_rows, new_cells] = 0
+        for b, i in zip(new_rows.tolist(), new_cells.tolist()):
+            for key in self.strings[b][i]:
+                self.cells_with[b][key].discard(i)
+            self.strings[b][i] = set()
+        for b, i, norm, head in zip(rows.tolist(), cells.tolist(), attrs[:, NORM].tolist(), attrs[:, HEAD].tolist()):
+            if norm >= 0:
+                for key in (("n", norm), ("h", head)):
                     self.strings[b][i].add(key)
                     self.cells_with[b].setdefault(key, set()).add(i)
-            if row[GENDER]:
-                self.gender[b, i] = row[GENDER]
-            if row[NUMBER]:
-                self.number[b, i] = row[NUMBER]
-            self.proper[b, i] = max(self.proper[b, i], row[PROPER])
-            self.last_pronoun[b, i] = row[PRONOUN]
-            self.last_quoted[b, i] = row[QUOTED]
-            self.last_end[b, i] = ends[b]
-            self.count[b, i] += 1
-            self.usage[b, i] = 1.0
+        for field, column in ((self.gender, GENDER), (self.number, NUMBER)):
+            known = attrs[:, column] != 0
+            field[rows[known], cells[known]] = attrs[known, column]
+        self.proper[rows, cells] = numpy.maximum(self.proper[rows, cells], attrs[:, PROPER])
+        self.last_pronoun[rows, cells] = attrs[:, PRONOUN]
+        self.last_quoted[rows, cells] = attrs[:, QUOTED]
+        self.last_end[rows, cells] = ends[rows]
+        self.count[rows, cells] += 1
+        self.usage[rows, cells] = 1.0
 
 
 @dataclass
