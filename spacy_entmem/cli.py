@@ -140,14 +140,22 @@ def coref_evaluate(
                                                "(repeatable; names as in benchmarks/feature_ablation.py)"),
     decisions_from: Optional[Path] = typer.Option(None, exists=True, dir_okay=False,
                                                   help="Use the decision settings of an earlier coref-evaluate JSON"),
+    setting: List[str] = typer.Option([], help="NAME=JSON: set a decision setting first, e.g. name_genders=true or "
+                                       "'pronoun_agreement=[\"gender\", \"number\"]' (repeatable)"),
 ) -> None:
     """MUC, B³, CEAF-e, CoNLL F1 and LEA (exact mentions, with and without singletons); writes CoNLL-2012
     files so the reference scorer can be run: scorer.pl all <name>.gold.conll <name>.pred.conll none."""
-    from .evaluation.coref_evaluate import apply_decisions, current_decisions, evaluate_corpus, select_decisions
+    from .evaluation.coref_evaluate import (
+        apply_decisions, current_decisions, evaluate_corpus, parse_settings, select_decisions,
+    )
 
     nlp = load_pipeline(model)
     memory = nlp.get_pipe("entity_memory")
     chosen = json.loads(decisions_from.read_text(encoding="utf8")) if decisions_from is not None else {}
+    try:
+        chosen.update(parse_settings(setting))
+    except ValueError as error:
+        msg.fail(str(error), exits=1)
     apply_decisions(nlp, chosen)
     if disable_feature:
         from .pipeline.entity_memory import check_pair_feature_names

@@ -86,3 +86,27 @@ def test_readme_quick_start_prints_what_the_readme_says(capsys):
     code, shown = re.findall(r"```(?:python)?\n(.*?)```", section, flags=re.S)[:2]
     exec(compile(code, "README.md", "exec"), {})
     assert capsys.readouterr().out == shown
+
+
+def test_readme_settings_table_shows_the_shipped_values():
+    """Every row of the README's settings table whose value is a number or a boolean matches the shipped
+    pipeline's component settings (or its model config for ``model.*``)."""
+    import re
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf8")
+    section = readme[readme.index("### Settings"): readme.index("## Annotating a corpus")]
+    nlp = spacy_entmem.load_default()
+    checked = 0
+    for component, setting, shown in re.findall(r"^\| `(\w+)` \| `([\w.]+)` \| ([^|]+) \|", section, flags=re.M):
+        shown = shown.strip()
+        if not re.fullmatch(r"-?[\d.]+|true|false", shown):
+            continue
+        if setting.startswith("model."):
+            actual = nlp.config["components"][component]["model"][setting.split(".", 1)[1]]
+        else:
+            actual = nlp.get_pipe(component).cfg[setting]
+        expected = {"true": True, "false": False}.get(shown, shown)
+        assert (actual == expected) if isinstance(expected, bool) else float(actual) == float(expected), \
+            (component, setting, shown, actual)
+        checked += 1
+    assert checked >= 6

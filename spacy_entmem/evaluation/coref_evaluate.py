@@ -1,6 +1,7 @@
 """Standalone full-coreference evaluation: run a pipeline over a gold ``.spacy`` corpus (its own
 tokenization), score MUC / B³ / CEAF-e / CoNLL F1 / LEA with and without singletons, and write gold and
 predicted clusters in CoNLL-2012 format for the reference scorer."""
+import json
 import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -80,9 +81,27 @@ DECISION_SETTINGS = {
     "entity_threshold": ("entity_memory", "entity_threshold"),
     "new_entity_bias": ("entity_memory", "new_entity_bias"),
     "disabled_pair_features": ("entity_memory", "disabled_pair_features"),
+    "name_genders": ("entity_memory", "name_genders"),
+    "pronoun_agreement": ("entity_memory", "pronoun_agreement"),
     "finder_threshold": ("span_finder", "threshold"),
     "finder_max_per_token": ("span_finder", "max_per_token"),
 }
+
+
+def parse_settings(items: Sequence[str]) -> Dict[str, Any]:
+    """``NAME=JSON`` strings → {name: value}, for the names of ``DECISION_SETTINGS``; a clear error otherwise."""
+    parsed = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or name not in DECISION_SETTINGS:
+            raise ValueError(f"[spacy-entmem] setting {item!r}: expected NAME=VALUE with NAME one of "
+                             f"{sorted(DECISION_SETTINGS)}")
+        try:
+            parsed[name] = json.loads(value)
+        except ValueError:
+            raise ValueError(f"[spacy-entmem] setting {item!r}: the value must be JSON (true, 0.5, [\"gender\"])") \
+                from None
+    return parsed
 
 
 def current_decisions(nlp: Language) -> Dict[str, Any]:

@@ -81,6 +81,7 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
         "temperature_halving_examples": 20000,
         "disabled_pair_features": [],
         "name_genders": False,
+        "pronoun_agreement": [],
         "scorer": {"@scorers": "spacy_entmem.entity_memory_scorer.v1"},
     },
     default_score_weights={"gap_f1": 0.5, "coref_f": 0.5},
@@ -91,7 +92,7 @@ def make_entity_memory(
     positive_weight: float, negative_weight: float, sparsity_weight: float, full_link_weight: float,
     full_negatives: int, lm_weight: float, count_threshold: float, temperature_halving_examples: int,
     scorer: Optional[Callable], disabled_pair_features: List[str] = [],  # noqa: B006 (spaCy config default)
-    name_genders: bool = False,
+    name_genders: bool = False, pronoun_agreement: List[str] = [],  # noqa: B006 (spaCy config default)
 ) -> "EntityMemory":
     weights = LossWeights(self_link_weight, positive_weight, negative_weight, sparsity_weight,
                           full_link_weight, full_negatives, lm_weight)
@@ -102,6 +103,7 @@ def make_entity_memory(
         store_memory_log=store_memory_log, weights=weights, count_threshold=count_threshold,
         temperature_halving_examples=temperature_halving_examples, scorer=scorer,
         disabled_pair_features=disabled_pair_features, name_genders=name_genders,
+        pronoun_agreement=pronoun_agreement,
     )
 
 
@@ -140,6 +142,22 @@ def check_pair_feature_names(names: Iterable[str]) -> None:
                          f"pair features of the mention memory; choose from {list(PAIR_FEATURE_NAMES)}")
 
 
+AGREEMENT_FEATURES = {"gender": "gender agreement", "number": "number agreement"}
+
+
+def agreement_indices(names: Iterable[str]) -> tuple:
+    """The pair features behind ``pronoun_agreement`` (a pronoun never joins a cell whose gender / number
+    differs from its own), with a clear error for anything else."""
+    from ..nn.memory.mention_memory import PAIR_FEATURE_NAMES
+
+    names = list(names)
+    unknown = [name for name in names if name not in AGREEMENT_FEATURES]
+    if unknown:
+        raise ValueError(f"[spacy-entmem] invalid entity_memory config: pronoun_agreement {unknown} is not one of "
+                         f"{sorted(AGREEMENT_FEATURES)}")
+    return tuple(PAIR_FEATURE_NAMES.index(AGREEMENT_FEATURES[name]) for name in names)
+
+
 def pair_feature_indices(names: Iterable[str]) -> tuple:
     from ..nn.memory.mention_memory import PAIR_FEATURE_NAMES
 
@@ -163,6 +181,7 @@ class EntityMemory(TrainablePipe):
         replace_existing: bool = True, store_memory_log: bool = True, weights: Optional[LossWeights] = None,
         count_threshold: float = 0.5, temperature_halving_examples: int = 20000, scorer: Optional[Callable] = None,
         disabled_pair_features: Iterable[str] = (), name_genders: bool = False,
+        pronoun_agreement: Iterable[str] = (),
     ):
         weights = weights or LossWeights()
         _check_config(cluster_prefix, mentions_key, entity_threshold, weights, temperature_halving_examples,
@@ -177,6 +196,7 @@ class EntityMemory(TrainablePipe):
             raise ValueError(f"[spacy-entmem] invalid entity_memory config: candidates_key {candidates_key!r} "
                              "must be a non-empty span key distinct from mentions_key and gap_key")
         check_pair_feature_names(disabled_pair_features)
+        agreement_indices(pronoun_agreement)
         register_extensions()
         self._negatives_rng = numpy.random.default_rng(0)
         self.vocab = vocab
@@ -198,6 +218,7 @@ class EntityMemory(TrainablePipe):
             "temperature_halving_examples": temperature_halving_examples,
             "disabled_pair_features": list(disabled_pair_features),
             "name_genders": bool(name_genders),
+            "pronoun_agreement": list(pronoun_agreement),
             "examples_seen": 0,
         }
 
@@ -269,6 +290,7 @@ class EntityMemory(TrainablePipe):
             math.log(threshold / (1 - threshold))
         module.new_entity_bias = math.log(float(self.cfg.get("new_entity_bias", 1.0)))
         module.disabled_pair_features = pair_feature_indices(self.cfg.get("disabled_pair_features", []))
+        module.agreement_constraints = agreement_indices(self.cfg.get("pronoun_agreement", []))
 
     def set_annotations(self, docs: Iterable[Doc], logs: List[MemoryLog]) -> None:
         prefix = self.cfg["cluster_prefix"]

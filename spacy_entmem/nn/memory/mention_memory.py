@@ -235,6 +235,8 @@ class MentionMemory(nn.Module):
         self.new_entity_bias = 0.0
         # pair features held at category 0 ("not applicable"), for ablations (benchmarks/feature_ablation.py)
         self.disabled_pair_features: Tuple[int, ...] = ()
+        # at inference: a pronoun never joins a cell whose gender (index 2) / number (3) differs from its own
+        self.agreement_constraints: Tuple[int, ...] = ()
 
     @property
     def device(self) -> torch.device:
@@ -359,6 +361,9 @@ class MentionMemory(nn.Module):
         mlp = self.similarity_mlp  # its first layer on [g; m; g⊙m; φ], the m block precomputed per cell
         pre = sim_t[rows_t] + feature_part + memory_part[rows_t, cells_t] + mlp.memory_projs[1](g_t[rows_t] * cell_memory)
         raw = mlp.rest(pre).squeeze(-1)
+        if self.agreement_constraints and not self.training:
+            disagree = (features[:, list(self.agreement_constraints)] == 2).any(axis=1) & (attrs_t[rows, PRONOUN] > 0)
+            raw = raw.masked_fill(self._tensor(disagree), UNUSED_CELL_SCORE)
         return scores.index_put((rows_t, cells_t), raw)
 
     def _update(self, memory: torch.Tensor, memory_part: torch.Tensor, g_t: torch.Tensor, decision: Decision,

@@ -194,6 +194,24 @@ def test_disabled_pair_features_no_longer_reach_the_scores(memory):
         assert torch.allclose(memory(X, lengths, spans, n, same).coref, memory(X, lengths, spans, n, other).coref)
 
 
+def test_agreement_constraints_keep_a_pronoun_out_of_a_disagreeing_cell_at_inference(memory):
+    X, lengths, spans, n = _inputs(m=3, t=6)
+    #                     Anna (feminine, singular)     Bob (masculine, singular)     "he" (masculine)
+    attrs = _attributes([(0, 0, 0, 2, 1, 0, 1), (1, 1, 0, 1, 1, 0, 1), (-1, -1, 4, 1, 1, 0, 0)])
+    memory.ignore_bias, memory.new_entity_bias = -50.0, 50.0  # Anna and Bob each take a cell
+    memory.eval()
+    with torch.no_grad():
+        free = memory(X, lengths, spans, n, attrs)
+        memory.agreement_constraints = (2,)  # gender agreement
+        constrained = memory(X, lengths, spans, n, attrs)
+    assert free.coref[0, 2, 0] > 1e-3  # the model alone gives Anna's cell some probability
+    assert float(constrained.coref[0, 2, 0]) < 1e-6 and constrained.coref[0, 2, 1] >= free.coref[0, 2, 1]
+    assert torch.allclose(free.coref[0, :2], constrained.coref[0, :2])  # names are not pronouns: unchanged
+    memory.train()
+    trained = memory(X, lengths, spans, n, attrs, torch.tensor([[0, 1, 0]]))  # never in training
+    assert float(trained.coref[0, 2, 0]) > 1e-3
+
+
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 
 
