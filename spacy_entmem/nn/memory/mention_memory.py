@@ -236,6 +236,7 @@ class MentionMemory(nn.Module):
         # pair features held at category 0 ("not applicable"), for ablations (benchmarks/feature_ablation.py)
         self.disabled_pair_features: Tuple[int, ...] = ()
         # at inference: a pronoun never joins a cell whose gender (index 2) / number (3) differs from its own
+        # (the decision only: the probabilities in the memory log stay the model's)
         self.agreement_constraints: Tuple[int, ...] = ()
 
     @property
@@ -293,7 +294,7 @@ class MentionMemory(nn.Module):
         partial = numpy.zeros(B, dtype=bool) if partial is None else partial
         n_supervised = 0
         for t in range(M):
-            coref = self._cell_scores(g_steps[t], sim_steps[t], memory, memory_part, state, attrs[:, t],
+            coref, disagree = self._cell_scores(g_steps[t], sim_steps[t], memory, memory_part, state, attrs[:, t],
                                       spans[:, t, 0], active[:, t], feature_table)
             logits = torch.cat([torch.zeros_like(mention_score[:, t, None]),
                                 (mention_score[:, t] + new_score[:, t])[:, None],
@@ -308,7 +309,7 @@ class MentionMemory(nn.Module):
                 gold_steps.append(gold * self._tensor(counted).to(gold.dtype))
                 n_supervised += int(counted.sum())
             else:
-                decision = self._greedy(log_p.detach(), state)
+                decision = self._greedy(log_p.detach(), state, disagree)
             log_probs.append(log_p)
             actions.append(decision.action)
             cells.append(numpy.where(decision.action == IGNORE, -1, decision.cell))
@@ -326,12 +327,16 @@ class MentionMemory(nn.Module):
                             torch.stack(usages, dim=1), n_spans, active_mask,
                             torch.stack(gold_steps, dim=1) if gold_steps else None, n_supervised)
 
-    def _greedy(self, log_p: torch.Tensor, state: CellState) -> Decision:
-        """The argmax action after the inference offsets; ties go to the lowest index."""
+    def _greedy(self, log_p: torch.Tensor, state: CellState, disagree: Optional[numpy.ndarray] = None) -> Decision:
+        """The argmax action after the inference offsets; ties go to the lowest index. Cells in ``disagree``
+        (B, N) cannot be joined: the decision changes, the logged probabilities do not."""
         scores = log_p.clone()
         scores[:, IGNORE] += self.ignore_bias
         scores[:, OVERWRITE] += self.new_entity_bias
-        return choose(scores.cpu().numpy(), state)
+        scores = scores.cpu().numpy()
+        if disagree is not None:
+            scores[:, 2:][disagree] = -numpy.inf
+        return choose(scores, state)
 
     def projected_feature_table(self) -> torch.Tensor:
         """(Σ sizes, mlp_width): each feature category's embedding times its block of the similarity MLP's
@@ -343,14 +348,15 @@ class MentionMemory(nn.Module):
 
     def _cell_scores(self, g_t: torch.Tensor, sim_t: torch.Tensor, memory: torch.Tensor, memory_part: torch.Tensor,
                      state: CellState, attrs_t: numpy.ndarray, starts_t: numpy.ndarray, active_t: numpy.ndarray,
-                     feature_table: torch.Tensor) -> torch.Tensor:
+                     feature_table: torch.Tensor) -> Tuple[torch.Tensor, Optional[numpy.ndarray]]:
         """(B, N) COREF scores of one step: the similarity MLP on the used cells of the documents still
-        reading (the others keep UNUSED_CELL_SCORE; they are masked anyway, so skipping them is exact)."""
+        reading (the others keep UNUSED_CELL_SCORE; they are masked anyway, so skipping them is exact); and,
+        with ``agreement_constraints``, (B, N) the cells a pronoun candidate disagrees with (else None)."""
         B, N = state.entity.shape
         scores = memory.new_full((B, N), UNUSED_CELL_SCORE)
         rows, cells = numpy.nonzero(state.used & active_t[:, None])
         if not len(rows):
-            return scores
+            return scores, None
         features = state.pair_features(attrs_t, starts_t, rows, cells)
         if self.disabled_pair_features:
             features[:, list(self.disabled_pair_features)] = 0
@@ -361,10 +367,12 @@ class MentionMemory(nn.Module):
         mlp = self.similarity_mlp  # its first layer on [g; m; g⊙m; φ], the m block precomputed per cell
         pre = sim_t[rows_t] + feature_part + memory_part[rows_t, cells_t] + mlp.memory_projs[1](g_t[rows_t] * cell_memory)
         raw = mlp.rest(pre).squeeze(-1)
+        disagree = None
         if self.agreement_constraints and not self.training:
-            disagree = (features[:, list(self.agreement_constraints)] == 2).any(axis=1) & (attrs_t[rows, PRONOUN] > 0)
-            raw = raw.masked_fill(self._tensor(disagree), UNUSED_CELL_SCORE)
-        return scores.index_put((rows_t, cells_t), raw)
+            disagree = numpy.zeros((B, N), dtype=bool)
+            disagree[rows, cells] = (features[:, list(self.agreement_constraints)] == 2).any(axis=1) & \
+                (attrs_t[rows, PRONOUN] > 0)
+        return scores.index_put((rows_t, cells_t), raw), disagree
 
     def _update(self, memory: torch.Tensor, memory_part: torch.Tensor, g_t: torch.Tensor, decision: Decision,
                 active: numpy.ndarray) -> Tuple[torch.Tensor, torch.Tensor]:

@@ -200,16 +200,31 @@ def test_agreement_constraints_keep_a_pronoun_out_of_a_disagreeing_cell_at_infer
     attrs = _attributes([(0, 0, 0, 2, 1, 0, 1), (1, 1, 0, 1, 1, 0, 1), (-1, -1, 4, 1, 1, 0, 0)])
     memory.ignore_bias, memory.new_entity_bias = -50.0, 50.0  # Anna and Bob each take a cell
     memory.eval()
+    seen, greedy = [], memory._greedy
+    memory._greedy = lambda log_p, state, disagree=None: seen.append(disagree) or greedy(log_p, state, disagree)
     with torch.no_grad():
         free = memory(X, lengths, spans, n, attrs)
+        assert seen[-1] is None
         memory.agreement_constraints = (2,)  # gender agreement
         constrained = memory(X, lengths, spans, n, attrs)
-    assert free.coref[0, 2, 0] > 1e-3  # the model alone gives Anna's cell some probability
-    assert float(constrained.coref[0, 2, 0]) < 1e-6 and constrained.coref[0, 2, 1] >= free.coref[0, 2, 1]
-    assert torch.allclose(free.coref[0, :2], constrained.coref[0, :2])  # names are not pronouns: unchanged
+    # the step of "he" marks Anna's cell; the names are not pronouns; the logged probabilities stay the model's
+    assert seen[-1].tolist() == [[True, False]] and not seen[-2].any()
+    assert torch.allclose(free.coref, constrained.coref) and free.actions.tolist() == constrained.actions.tolist()
+    calls = len(seen)
     memory.train()
-    trained = memory(X, lengths, spans, n, attrs, torch.tensor([[0, 1, 0]]))  # never in training
-    assert float(trained.coref[0, 2, 0]) > 1e-3
+    memory(X, lengths, spans, n, attrs, torch.tensor([[0, 1, 0]]))  # training follows the gold: no greedy step
+    assert len(seen) == calls
+
+
+def test_greedy_never_joins_a_disagreeing_cell(memory):
+    state = CellState(1, 2)
+    state.entity[:] = [[0, 1]]
+    log_p = torch.log(torch.tensor([[0.05, 0.05, 0.6, 0.3]]))
+    assert (memory._greedy(log_p, state).action.tolist(), memory._greedy(log_p, state).cell.tolist()) == ([COREF], [0])
+    decision = memory._greedy(log_p, state, numpy.array([[True, False]]))
+    assert (decision.action.tolist(), decision.cell.tolist()) == ([COREF], [1])
+    decision = memory._greedy(log_p, state, numpy.array([[True, True]]))
+    assert decision.action.tolist() in ([IGNORE], [OVERWRITE])
 
 
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
