@@ -229,8 +229,10 @@ class EntityMemory(TrainablePipe):
         input order. A padded batch's steps are mostly padding otherwise (69 % on GAP at batch size 64); each
         document's result does not depend on its batch."""
         error_handler = self.get_error_handler()
+        key = self.cfg["candidates_key"] if is_span_model(self.model) else None  # one model walk, not one per doc
         for window in util.minibatch(stream, size=batch_size * SORT_WINDOW):
-            order = sorted(range(len(window)), key=lambda i: self._length(window[i]))
+            lengths = [len(doc.spans[key]) if key is not None and key in doc.spans else len(doc) for doc in window]
+            order = sorted(range(len(window)), key=lengths.__getitem__)
             failed = set()
             for start in range(0, len(window), batch_size):
                 batch = order[start: start + batch_size]
@@ -241,10 +243,6 @@ class EntityMemory(TrainablePipe):
                     error_handler(self.name, self, docs, error)
                     failed.update(batch)
             yield from (doc for i, doc in enumerate(window) if i not in failed)
-
-    def _length(self, doc: Doc) -> int:
-        key = self.cfg["candidates_key"]
-        return len(doc.spans[key]) if is_span_model(self.model) and key in doc.spans else len(doc)
 
     def predict(self, docs: Iterable[Doc]) -> List[MemoryLog]:
         docs = list(docs)

@@ -61,8 +61,8 @@ class StringIds:
 
 
 def quotation_flags(texts: List[str]) -> List[bool]:
-    """Per token text (or its lowercase form): inside a quotation (straight quotes toggle, curly and PTB quotes open and close; a
-    new line ends an unclosed quotation)."""
+    """Per token text (or its lowercase form): inside a quotation (straight quotes toggle, curly and PTB quotes
+    open and close; a new line ends an unclosed quotation)."""
     flags, inside = [], False
     for text in texts:
         if "\n" in text:

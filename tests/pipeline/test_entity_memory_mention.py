@@ -256,12 +256,12 @@ def test_pipe_regroups_documents_by_length_but_keeps_their_order_and_results(men
     memory = mention_nlp.get_pipe("entity_memory")
     one_by_one = [_clusters(memory(doc.copy())) for doc in docs]
     batches, predict = [], memory.predict
-    memory.predict = lambda batch: batches.append([memory._length(d) for d in batch]) or predict(batch)
+    memory.predict = lambda batch: batches.append([len(d.spans[CANDIDATES_KEY]) for d in batch]) or predict(batch)
     try:
         piped = list(memory.pipe([doc.copy() for doc in docs], batch_size=2))
     finally:
         del memory.predict
-    counts = sorted(memory._length(doc) for doc in docs)
+    counts = sorted(len(doc.spans[CANDIDATES_KEY]) for doc in docs)
     assert batches == [counts[i: i + 2] for i in range(0, len(counts), 2)]  # one window, sorted
     assert [doc.text for doc in piped] == [doc.text for doc in docs]
     assert [_clusters(doc) for doc in piped] == one_by_one

@@ -294,8 +294,8 @@ class MentionMemory(nn.Module):
         partial = numpy.zeros(B, dtype=bool) if partial is None else partial
         n_supervised = 0
         for t in range(M):
-            coref, disagree = self._cell_scores(g_steps[t], sim_steps[t], memory, memory_part, state, attrs[:, t],
-                                      spans[:, t, 0], active[:, t], feature_table)
+            coref, disagree = self._cell_scores(g_steps[t], sim_steps[t], memory, memory_part, state,
+                                                attrs[:, t], spans[:, t, 0], active[:, t], feature_table)
             logits = torch.cat([torch.zeros_like(mention_score[:, t, None]),
                                 (mention_score[:, t] + new_score[:, t])[:, None],
                                 mention_score[:, t, None] + coref], dim=-1)
