@@ -46,6 +46,18 @@ def test_readme_example_clusters_marie_curie_with_her_pronouns():
                                            "Marie Curie met Pierre Curie.")
 
 
+def test_mr_darcy_and_his_pronouns_stay_out_of_janes_cluster_in_the_austen_sample():
+    """name_agreement (shipped on): "Mr. Darcy" never joins the cluster of "Jane" (feminine in the lexicon)."""
+    doc = spacy_entmem.load_default()((SAMPLES / "austen.txt").read_text(encoding="utf8"))
+    clusters = [[span.text for span in cluster] for cluster in doc._.coref_clusters]
+    darcy = [c for c in clusters if "Mr. Darcy" in c]
+    assert darcy and darcy[0] == ["Mr. Darcy", "He", "him"], clusters
+    assert not any("Jane" in c and "Mr. Darcy" in c for c in clusters)
+    off = spacy_entmem.load_default(config={"components": {"entity_memory": {"name_agreement": False}}})
+    assert any("Jane" in c and "Mr. Darcy" in c for c in
+               ([span.text for span in cluster] for cluster in off(doc.text)._.coref_clusters))
+
+
 def test_config_overrides_given_to_spacy_load_take_effect():
     """The saved cfg files must not silently undo settings passed to ``spacy.load``."""
     shipped = spacy_entmem.load_default()

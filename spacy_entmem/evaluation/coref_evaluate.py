@@ -83,6 +83,7 @@ DECISION_SETTINGS = {
     "disabled_pair_features": ("entity_memory", "disabled_pair_features"),
     "name_genders": ("entity_memory", "name_genders"),
     "pronoun_agreement": ("entity_memory", "pronoun_agreement"),
+    "name_agreement": ("entity_memory", "name_agreement"),
     "finder_threshold": ("span_finder", "threshold"),
     "finder_max_per_token": ("span_finder", "max_per_token"),
 }

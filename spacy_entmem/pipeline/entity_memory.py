@@ -82,6 +82,7 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
         "disabled_pair_features": [],
         "name_genders": False,
         "pronoun_agreement": [],
+        "name_agreement": False,
         "scorer": {"@scorers": "spacy_entmem.entity_memory_scorer.v1"},
     },
     default_score_weights={"gap_f1": 0.5, "coref_f": 0.5},
@@ -93,6 +94,7 @@ def make_entity_memory(
     full_negatives: int, lm_weight: float, count_threshold: float, temperature_halving_examples: int,
     scorer: Optional[Callable], disabled_pair_features: List[str] = [],  # noqa: B006 (spaCy config default)
     name_genders: bool = False, pronoun_agreement: List[str] = [],  # noqa: B006 (spaCy config default)
+    name_agreement: bool = False,
 ) -> "EntityMemory":
     weights = LossWeights(self_link_weight, positive_weight, negative_weight, sparsity_weight,
                           full_link_weight, full_negatives, lm_weight)
@@ -103,7 +105,7 @@ def make_entity_memory(
         store_memory_log=store_memory_log, weights=weights, count_threshold=count_threshold,
         temperature_halving_examples=temperature_halving_examples, scorer=scorer,
         disabled_pair_features=disabled_pair_features, name_genders=name_genders,
-        pronoun_agreement=pronoun_agreement,
+        pronoun_agreement=pronoun_agreement, name_agreement=name_agreement,
     )
 
 
@@ -181,7 +183,7 @@ class EntityMemory(TrainablePipe):
         replace_existing: bool = True, store_memory_log: bool = True, weights: Optional[LossWeights] = None,
         count_threshold: float = 0.5, temperature_halving_examples: int = 20000, scorer: Optional[Callable] = None,
         disabled_pair_features: Iterable[str] = (), name_genders: bool = False,
-        pronoun_agreement: Iterable[str] = (),
+        pronoun_agreement: Iterable[str] = (), name_agreement: bool = False,
     ):
         weights = weights or LossWeights()
         _check_config(cluster_prefix, mentions_key, entity_threshold, weights, temperature_halving_examples,
@@ -219,6 +221,7 @@ class EntityMemory(TrainablePipe):
             "disabled_pair_features": list(disabled_pair_features),
             "name_genders": bool(name_genders),
             "pronoun_agreement": list(pronoun_agreement),
+            "name_agreement": bool(name_agreement),
             "examples_seen": 0,
         }
 
@@ -289,6 +292,7 @@ class EntityMemory(TrainablePipe):
         module.new_entity_bias = math.log(float(self.cfg.get("new_entity_bias", 1.0)))
         module.disabled_pair_features = pair_feature_indices(self.cfg.get("disabled_pair_features", []))
         module.agreement_constraints = agreement_indices(self.cfg.get("pronoun_agreement", []))
+        module.name_agreement = bool(self.cfg.get("name_agreement", False))
 
     def set_annotations(self, docs: Iterable[Doc], logs: List[MemoryLog]) -> None:
         prefix = self.cfg["cluster_prefix"]

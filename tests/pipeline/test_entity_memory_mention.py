@@ -126,13 +126,13 @@ def test_coref_evaluate_reports_the_floors_and_reuses_chosen_decisions(mention_n
     assert (reused["entity_threshold"], reused["new_entity_bias"]) == (scores["entity_threshold"],
                                                                        scores["new_entity_bias"])
     assert reused["coref_lea_f"] == pytest.approx(scores["coref_lea_f"])
-    assert reused["name_genders"] is False and reused["pronoun_agreement"] == []
+    assert reused["name_genders"] is False and reused["pronoun_agreement"] == [] and reused["name_agreement"] is False
     setting = CliRunner().invoke(app, ["coref-evaluate", str(tmp_path / "model"), str(corpus), "--output-dir",
                                        str(tmp_path / "out"), "--name", "set", "--setting", "name_genders=true",
-                                       "--setting", 'pronoun_agreement=["gender"]'])
+                                       "--setting", 'pronoun_agreement=["gender"]', "--setting", "name_agreement=true"])
     assert setting.exit_code == 0, setting.output
     chosen = json.loads((tmp_path / "out" / "set.json").read_text())
-    assert chosen["name_genders"] is True and chosen["pronoun_agreement"] == ["gender"]
+    assert chosen["name_genders"] is True and chosen["pronoun_agreement"] == ["gender"] and chosen["name_agreement"]
     for bad, message in (("colour=1", "expected NAME=VALUE"), ("name_genders=yes", "must be JSON")):
         refused = CliRunner().invoke(app, ["coref-evaluate", str(tmp_path / "model"), str(corpus), "--setting", bad])
         assert refused.exit_code == 1 and message in refused.output, refused.output
@@ -285,17 +285,20 @@ def test_pipe_error_handler_drops_only_the_failing_batch(mention_nlp, litbank_pi
         list(memory.pipe([broken], batch_size=1))
 
 
-def test_pronoun_agreement_setting_is_validated_and_reaches_the_memory(mention_nlp, litbank_piece):  # noqa: F811
+def test_agreement_settings_are_validated_and_reach_the_memory(mention_nlp, litbank_piece):  # noqa: F811
     from spacy_entmem.models.memory import torch_memory
 
     with pytest.raises(ValueError, match=r"pronoun_agreement \['animacy'\] is not one of \['gender', 'number'\]"):
         mention_pipeline(pronoun_agreement=["animacy"])
     memory = mention_nlp.get_pipe("entity_memory")
-    memory.cfg["pronoun_agreement"] = ["gender", "number"]
+    memory.cfg["pronoun_agreement"], memory.cfg["name_agreement"] = ["gender", "number"], True
     try:
         _with_gold_candidates(mention_nlp, litbank_piece)
         assert torch_memory(memory.model).agreement_constraints == (2, 3)
+        assert torch_memory(memory.model).name_agreement is True
     finally:
-        memory.cfg["pronoun_agreement"] = []
+        memory.cfg["pronoun_agreement"], memory.cfg["name_agreement"] = [], False
     _with_gold_candidates(mention_nlp, litbank_piece)
     assert torch_memory(memory.model).agreement_constraints == ()
+    assert torch_memory(memory.model).name_agreement is False
+    assert mention_pipeline(name_agreement=True).get_pipe("entity_memory").cfg["name_agreement"] is True

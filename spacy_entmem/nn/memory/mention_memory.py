@@ -48,6 +48,7 @@ MAX_RANK = 12
 # categories of each pair feature (see CellState.pair_features)
 PAIR_FEATURE_SIZES = (3, 3, 3, 3, 4, len(DISTANCE_EDGES) + 1, len(COUNT_EDGES) + 1, MAX_RANK + 1, 4, 2, 2)
 FEATURE_OFFSETS = numpy.cumsum((0,) + PAIR_FEATURE_SIZES[:-1])  # rows of each feature in one joint table
+GENDER_AGREEMENT = 2  # the pair feature comparing the candidate's gender with the cell's
 PAIR_FEATURE_NAMES = ("exact string match", "head match", "gender agreement", "number agreement",
                       "pronoun vs the cell's last mention", "token distance", "cell size", "recency rank",
                       "quotation", "cell has a proper name", "candidate is a proper name")
@@ -238,6 +239,9 @@ class MentionMemory(nn.Module):
         # at inference: a pronoun never joins a cell whose gender (index 2) / number (3) differs from its own
         # (the decision only: the probabilities in the memory log stay the model's)
         self.agreement_constraints: Tuple[int, ...] = ()
+        # at inference: a name or nominal with a gender cue (title, kinship word, given name) never joins a
+        # cell of the other gender
+        self.name_agreement = False
 
     @property
     def device(self) -> torch.device:
@@ -368,10 +372,13 @@ class MentionMemory(nn.Module):
         pre = sim_t[rows_t] + feature_part + memory_part[rows_t, cells_t] + mlp.memory_projs[1](g_t[rows_t] * cell_memory)
         raw = mlp.rest(pre).squeeze(-1)
         disagree = None
-        if self.agreement_constraints and not self.training:
+        if (self.agreement_constraints or self.name_agreement) and not self.training:
             disagree = numpy.zeros((B, N), dtype=bool)
-            disagree[rows, cells] = (features[:, list(self.agreement_constraints)] == 2).any(axis=1) & \
-                (attrs_t[rows, PRONOUN] > 0)
+            pronoun = attrs_t[rows, PRONOUN] > 0
+            if self.agreement_constraints:
+                disagree[rows, cells] = (features[:, list(self.agreement_constraints)] == 2).any(axis=1) & pronoun
+            if self.name_agreement:
+                disagree[rows, cells] |= (features[:, GENDER_AGREEMENT] == 2) & ~pronoun
         return scores.index_put((rows_t, cells_t), raw), disagree
 
     def _update(self, memory: torch.Tensor, memory_part: torch.Tensor, g_t: torch.Tensor, decision: Decision,

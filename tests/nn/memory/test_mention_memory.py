@@ -6,10 +6,8 @@ import torch
 
 from spacy_entmem.pipeline.memory_log import step_entities
 from spacy_entmem.nn.memory.mention_memory import (
-    COREF, IGNORE, OVERWRITE, CellState, MentionMemory, action_loss,
+    ATTRIBUTE_FIELDS, COREF, IGNORE, OVERWRITE, CellState, MentionMemory, action_loss,
 )
-
-N_ATTRS = 7
 
 
 def _attributes(rows):
@@ -70,7 +68,7 @@ def test_inference_decisions_are_the_memory_contents_step_by_step(memory):
         if action == COREF:
             assert state.entity[0, cell] >= 0
             assert entities[t] == entities[max(s for s in range(t) if cells[s] == cell)]
-        state.apply(numpy.array([action]), numpy.array([cell]), numpy.full((1, 7), -1), numpy.array([t]), 0.98,
+        state.apply(numpy.array([action]), numpy.array([cell]), numpy.full((1, len(ATTRIBUTE_FIELDS)), -1), numpy.array([t]), 0.98,
                     numpy.array([True]))
         assert state.entity[0, cell] >= 0
 
@@ -144,7 +142,7 @@ def test_partial_annotation_constrains_only_the_annotated_mentions():
     cell_cluster = numpy.full((1, 4), -1)
     # cell 0: an unannotated entity; cell 1: annotated cluster 0 (A); cell 2: annotated cluster 1 (B)
     for cell, code in ((0, -1), (1, 0), (2, 1)):
-        state.apply(numpy.array([OVERWRITE]), numpy.array([cell]), numpy.full((1, 7), -1), numpy.array([cell]),
+        state.apply(numpy.array([OVERWRITE]), numpy.array([cell]), numpy.full((1, len(ATTRIBUTE_FIELDS)), -1), numpy.array([cell]),
                     0.98, numpy.array([True]))
         cell_cluster[0, cell] = code
     partial = numpy.array([True])
@@ -214,6 +212,29 @@ def test_agreement_constraints_keep_a_pronoun_out_of_a_disagreeing_cell_at_infer
     memory.train()
     memory(X, lengths, spans, n, attrs, torch.tensor([[0, 1, 0]]))  # training follows the gold: no greedy step
     assert len(seen) == calls
+
+
+def _disagreements(memory, attrs):
+    """The ``disagree`` mask the memory hands to its greedy step at each candidate."""
+    X, lengths, spans, n = _inputs(m=attrs.shape[1], t=6)
+    seen, greedy = [], memory._greedy
+    memory._greedy = lambda log_p, state, disagree=None: seen.append(disagree) or greedy(log_p, state, disagree)
+    memory.ignore_bias, memory.new_entity_bias = -50.0, 50.0  # every candidate takes a cell of its own
+    memory.eval()
+    with torch.no_grad():
+        memory(X, lengths, spans, n, attrs)
+    return [None if mask is None else mask.tolist() for mask in seen]
+
+
+def test_name_agreement_keeps_a_gendered_name_out_of_a_cell_of_the_other_gender(memory):
+    #                     Jane (feminine name)       the park (no gender)       Mr. Darcy (masculine name)
+    attrs = _attributes([(0, 0, 0, 2, 0, 0, 1), (1, 1, 0, 0, 0, 0, 0), (2, 2, 0, 1, 0, 0, 1)])
+    assert _disagreements(memory, attrs)[-1] is None
+    memory.name_agreement = True
+    assert _disagreements(memory, attrs)[-1] == [[True, False]]
+    memory.agreement_constraints = (2,)  # pronoun agreement alone leaves names free
+    memory.name_agreement = False
+    assert _disagreements(memory, attrs)[-1] == [[False, False]]
 
 
 def test_greedy_never_joins_a_disagreeing_cell(memory):
