@@ -48,10 +48,10 @@ MAX_RANK = 12
 # categories of each pair feature (see CellState.pair_features)
 PAIR_FEATURE_SIZES = (3, 3, 3, 3, 4, len(DISTANCE_EDGES) + 1, len(COUNT_EDGES) + 1, MAX_RANK + 1, 4, 2, 2)
 FEATURE_OFFSETS = numpy.cumsum((0,) + PAIR_FEATURE_SIZES[:-1])  # rows of each feature in one joint table
-GENDER_AGREEMENT = 2  # the pair feature comparing the candidate's gender with the cell's
 PAIR_FEATURE_NAMES = ("exact string match", "head match", "gender agreement", "number agreement",
                       "pronoun vs the cell's last mention", "token distance", "cell size", "recency rank",
                       "quotation", "cell has a proper name", "candidate is a proper name")
+GENDER_AGREEMENT = PAIR_FEATURE_NAMES.index("gender agreement")  # what ``name_agreement`` constrains
 
 
 def agreement(a: numpy.ndarray, b: numpy.ndarray) -> numpy.ndarray:

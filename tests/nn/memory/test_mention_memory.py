@@ -192,14 +192,21 @@ def test_disabled_pair_features_no_longer_reach_the_scores(memory):
         assert torch.allclose(memory(X, lengths, spans, n, same).coref, memory(X, lengths, spans, n, other).coref)
 
 
+def _record_disagreements(memory) -> list:
+    """Wrap the memory's greedy step (an instance attribute; ``del memory._greedy`` undoes it) so that the
+    ``disagree`` mask it receives at each candidate is appended to the returned list."""
+    seen, greedy = [], memory._greedy
+    memory._greedy = lambda log_p, state, disagree=None: seen.append(disagree) or greedy(log_p, state, disagree)
+    return seen
+
+
 def test_agreement_constraints_keep_a_pronoun_out_of_a_disagreeing_cell_at_inference(memory):
     X, lengths, spans, n = _inputs(m=3, t=6)
     #                     Anna (feminine, singular)     Bob (masculine, singular)     "he" (masculine)
     attrs = _attributes([(0, 0, 0, 2, 1, 0, 1), (1, 1, 0, 1, 1, 0, 1), (-1, -1, 4, 1, 1, 0, 0)])
     memory.ignore_bias, memory.new_entity_bias = -50.0, 50.0  # Anna and Bob each take a cell
     memory.eval()
-    seen, greedy = [], memory._greedy
-    memory._greedy = lambda log_p, state, disagree=None: seen.append(disagree) or greedy(log_p, state, disagree)
+    seen = _record_disagreements(memory)
     with torch.no_grad():
         free = memory(X, lengths, spans, n, attrs)
         assert seen[-1] is None
@@ -217,12 +224,12 @@ def test_agreement_constraints_keep_a_pronoun_out_of_a_disagreeing_cell_at_infer
 def _disagreements(memory, attrs):
     """The ``disagree`` mask the memory hands to its greedy step at each candidate."""
     X, lengths, spans, n = _inputs(m=attrs.shape[1], t=6)
-    seen, greedy = [], memory._greedy
-    memory._greedy = lambda log_p, state, disagree=None: seen.append(disagree) or greedy(log_p, state, disagree)
+    seen = _record_disagreements(memory)
     memory.ignore_bias, memory.new_entity_bias = -50.0, 50.0  # every candidate takes a cell of its own
     memory.eval()
     with torch.no_grad():
         memory(X, lengths, spans, n, attrs)
+    del memory._greedy
     return [None if mask is None else mask.tolist() for mask in seen]
 
 
