@@ -118,22 +118,18 @@ def text_log_probs(lm: EntityGatedLM, text: dict, entities: torch.Tensor, train:
                    scored_from: int = 0) -> Tuple[torch.Tensor, int]:
     """(log p of the pieces from ``scored_from`` on, how many of them are the argmax) from a text's cached
     blocks. Training: one step per block, the entity store carried over without gradient."""
-    read = read_entities_of(entities)
-    ids, store, out, n_argmax = text["ids"], None, [], 0
+    ids = text["ids"]
     windows = block_windows(len(ids), 10 ** 9, len(text["blocks"][0]) if text["blocks"] else 1)
-    for (_, first, end), states in zip(windows, text["blocks"]):
-        scored = torch.arange(min(scored_from - first, end - first), end - first) if scored_from > first else None
-        with torch.set_grad_enabled(train):
-            logp, store, logits = lm.block_log_probs(states, ids[first:end], read[first:end], store, scored)
-        if train:
-            optimizer.zero_grad()
-            (-logp.mean()).backward()
-            optimizer.step()
-            store = type(store)(store.sums.detach(), store.counts.detach()) if store is not None else None
-        targets = ids[first:end] if scored is None else ids[first:end][scored]
-        n_argmax += int((logits.argmax(-1) == targets).sum())
-        out.append(logp.detach())
-    return (torch.cat(out) if out else torch.zeros(0)), n_argmax
+    blocks = ((first, end, states) for (_, first, end), states in zip(windows, text["blocks"]))
+
+    def step(logp: torch.Tensor, store):
+        optimizer.zero_grad()
+        (-logp.mean()).backward()
+        optimizer.step()
+        return store.detached() if store is not None else None
+
+    with torch.set_grad_enabled(train):
+        return lm.score_blocks(blocks, ids, read_entities_of(entities), scored_from, step if train else None)
 
 
 def build_lm(args, gated: bool) -> EntityGatedLM:
@@ -254,10 +250,13 @@ PAPER_ROWS = ["| GPT-2 small zero-shot (paper) | 66.19 (GUMBY) | 30.63 | 26.49 /
               "| … + coreference from a model (paper) | | | — / 48.39 % |"]
 
 
-def results_table(records: List[dict]) -> str:
-    """Markdown: one row per system, per-word perplexities and LAMBADA target perplexity / accuracy."""
+def results_table(records: List[dict], titles: Optional[Dict[Tuple[str, str], str]] = None) -> str:
+    """Markdown: one row per (system, entities) of ``records`` (lines without a corpus, such as training logs,
+    are skipped), titled by ``titles`` (default ``SYSTEM_TITLES``); per-word perplexities and LAMBADA target
+    perplexity / accuracy."""
+    titles = SYSTEM_TITLES if titles is None else titles
     cells: Dict[Tuple[str, str], Dict[str, str]] = {}
-    for r in records:
+    for r in (r for r in records if "corpus" in r):
         row = cells.setdefault((r["system"], r["entities"]), {})
         if r["corpus"] == "lambada":
             row["lambada"] = f"{r['lambada_perplexity']:.2f} / {100 * r['lambada_accuracy']:.2f} %"
@@ -265,17 +264,22 @@ def results_table(records: List[dict]) -> str:
             row[r["corpus"]] = f"{r['word_perplexity']:.2f}"
     lines = ["| system | LitBank+GUM test ppl | WikiText-2 test ppl | LAMBADA ppl / acc |", "|---|---:|---:|---:|"]
     for key, row in cells.items():
-        title = SYSTEM_TITLES.get(key, f"{key[0]} ({key[1]})")
+        title = titles.get(key, f"{key[0]} ({key[1]})")
         lines.append(f"| {title} | {row.get('test', '')} | {row.get('wikitext', '')} | {row.get('lambada', '')} |")
     return "\n".join(lines + PAPER_ROWS) + "\n"
 
 
-def cmd_table(args) -> None:
-    records = [json.loads(line) for line in Path(args.results).read_text(encoding="utf8").splitlines() if line.strip()]
-    table = results_table(records)
-    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.output).write_text(table, encoding="utf8")
+def write_table(results: Path, output: Path, titles: Optional[Dict[Tuple[str, str], str]] = None) -> None:
+    """The markdown table of a results file (one JSON object per line), printed and written to ``output``."""
+    records = [json.loads(line) for line in Path(results).read_text(encoding="utf8").splitlines() if line.strip()]
+    table = results_table(records, titles)
+    Path(output).parent.mkdir(parents=True, exist_ok=True)
+    Path(output).write_text(table, encoding="utf8")
     print(table)
+
+
+def cmd_table(args) -> None:
+    write_table(args.results, args.output)
 
 
 def main(argv: Optional[List[str]] = None) -> None:

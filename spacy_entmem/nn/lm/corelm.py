@@ -26,7 +26,7 @@ without s, a trained layer's branches moved h by less than 0.1 % and gold entiti
 ``stride`` positions being scored (the long-range part is in the entity vectors).
 """
 from dataclasses import dataclass
-from typing import Iterator, List, Optional, Tuple
+from typing import Callable, Iterable, Iterator, List, Optional, Tuple
 
 import torch
 from torch import nn
@@ -83,6 +83,10 @@ class EntityStore:
     @classmethod
     def empty(cls, width: int, device=None) -> "EntityStore":
         return cls(torch.zeros(1, width, device=device), torch.zeros(1, device=device))
+
+    def detached(self) -> "EntityStore":
+        """The same sums and counts without their graph (training steps block by block)."""
+        return EntityStore(self.sums.detach(), self.counts.detach())
 
     def grown(self, n_entities: int) -> "EntityStore":
         extra = n_entities + 1 - len(self.counts)
@@ -221,11 +225,29 @@ class EntityGatedLM(nn.Module):
         predicts piece t has read."""
         device = self.base.get_input_embeddings().weight.device
         pieces, read_entities = pieces.to(device), read_entities.to(device)
-        out, store = [], None
-        for first, end, states in self.blocks(pieces):
-            logp, store, _ = self.block_log_probs(states, pieces[first:end], read_entities[first:end], store)
+        return self.score_blocks(self.blocks(pieces), pieces, read_entities)[0]
+
+    def score_blocks(self, blocks: Iterable[Tuple[int, int, torch.Tensor]], pieces: torch.Tensor,
+                     read_entities: torch.Tensor, scored_from: int = 0,
+                     step: Optional[Callable[[torch.Tensor, EntityStore], EntityStore]] = None,
+                     ) -> Tuple[torch.Tensor, int]:
+        """(log p of the pieces from ``scored_from`` on, how many of them are the argmax) over a document's
+        (first, end, pre-norm states) blocks (``blocks``, or a cache of them), the entity store carried from
+        block to block. ``step(logp, store)``, if given, runs after each block (a training step) and returns the
+        store to carry on with; the returned log p are then detached."""
+        store, out, n_argmax = None, [], 0
+        for first, end, states in blocks:
+            scored = None
+            if scored_from > first:
+                scored = torch.arange(min(scored_from - first, end - first), end - first, device=pieces.device)
+            logp, store, logits = self.block_log_probs(states, pieces[first:end], read_entities[first:end], store,
+                                                       scored)
+            if step is not None:
+                store, logp = step(logp, store), logp.detach()
+            targets = pieces[first:end] if scored is None else pieces[first:end][scored]
+            n_argmax += int((logits.argmax(-1) == targets).sum())
             out.append(logp)
-        return torch.cat(out) if out else torch.zeros(0, device=device)
+        return (torch.cat(out) if out else torch.zeros(0, device=pieces.device)), n_argmax
 
     # a frozen base is not saved with the layer: it is rebuilt from the config's base model
     def state_dict(self, *args, **kwargs):
