@@ -27,6 +27,7 @@ from ..corpora.zero_shot import lambada_passages, wikitext_articles
 from ..nn.lm.base_lm import SMOLLM2, load_base_lm
 from ..nn.lm.corelm import EntityGatedLM, base_states, block_windows, read_entities_of
 from ..pipeline.lm_pieces import piece_document
+from .corelm_finetune import summarise
 
 CORPORA = {
     "train": ["corpus/litbank/train.spacy", "corpus/gum_rd/train.spacy"],
@@ -172,13 +173,8 @@ def cmd_train(args) -> None:
 
 
 def corpus_perplexity(lm: EntityGatedLM, texts: List[dict], entities: Optional[List[numpy.ndarray]]) -> Dict[str, float]:
-    total, n_pieces, n_words = 0.0, 0, 0
     with torch.no_grad():
-        for text in texts:
-            logp, _ = text_log_probs(lm, text, text_entities(text, entities))
-            total, n_pieces, n_words = total + float(logp.sum()), n_pieces + len(logp), n_words + text["n_words"]
-    return {"word_perplexity": math.exp(-total / n_words), "piece_perplexity": math.exp(-total / n_pieces),
-            "pieces": n_pieces, "words": n_words}
+        return summarise((*text_log_probs(lm, t, text_entities(t, entities)), t["n_words"]) for t in texts)
 
 
 def target_pieces(texts: List[dict], tokenizer, raw: List[str]) -> List[int]:
@@ -192,17 +188,10 @@ def target_pieces(texts: List[dict], tokenizer, raw: List[str]) -> List[int]:
 
 
 def lambada_scores(lm: EntityGatedLM, texts: List[dict], entities, firsts: List[int]) -> Dict[str, float]:
-    """Perplexity of the target word (its pieces' log p summed; ``firsts``: ``target_pieces``) and accuracy:
-    the word counts as predicted when each of its pieces is the argmax given the true pieces before it (greedy
-    decoding would produce it)."""
-    total, correct = 0.0, 0
+    """Perplexity and accuracy of the target word (``summarise``; ``firsts``: ``target_pieces``)."""
     with torch.no_grad():
-        for text, first in zip(texts, firsts):
-            logp, n_argmax = text_log_probs(lm, text, text_entities(text, entities), scored_from=first)
-            total += float(logp.sum())
-            correct += n_argmax == len(logp)
-    return {"lambada_perplexity": math.exp(-total / len(texts)), "lambada_accuracy": correct / len(texts),
-            "passages": len(texts)}
+        return summarise(((*text_log_probs(lm, t, text_entities(t, entities), scored_from=first), 1)
+                          for t, first in zip(texts, firsts)), lambada=True)
 
 
 def cmd_evaluate(args) -> None:

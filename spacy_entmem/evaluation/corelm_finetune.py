@@ -31,7 +31,7 @@ import random
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Tuple
 
 import numpy
 import torch
@@ -123,28 +123,27 @@ def trainable_state(lm: EntityGatedLM) -> Dict[str, torch.Tensor]:
     return {name: p.detach().cpu().clone() for name, p in lm.named_parameters() if p.requires_grad}
 
 
-def score_text(lm: EntityGatedLM, text: Text, source: str) -> Tuple[torch.Tensor, int]:
-    """(log p of the scored pieces, how many are the argmax) of one text, with the entities of ``source``."""
-    device = lm.base.get_input_embeddings().weight.device
-    ids = text.ids.to(device)
-    return lm.score_blocks(lm.blocks(ids), ids, text.read_entities(source).to(device), text.first_scored)
+def summarise(scored: Iterable[Tuple[torch.Tensor, int, int]], lambada: bool = False) -> Dict[str, float]:
+    """From (log p of a text's scored pieces, how many of them are the argmax, its words) per text: word and
+    piece perplexity; LAMBADA (``lambada``): the target word's perplexity and accuracy (the word counts as
+    predicted when every piece of it is the argmax given the true pieces before it)."""
+    total, n_pieces, n_words, correct, n_texts = 0.0, 0, 0, 0, 0
+    for logp, n_argmax, words in scored:
+        total, n_pieces, n_words = total + float(logp.sum()), n_pieces + len(logp), n_words + words
+        correct, n_texts = correct + (n_argmax == len(logp)), n_texts + 1
+    if lambada:
+        return {"lambada_perplexity": math.exp(-total / n_texts), "lambada_accuracy": correct / n_texts,
+                "passages": n_texts}
+    return {"word_perplexity": math.exp(-total / n_words), "piece_perplexity": math.exp(-total / n_pieces),
+            "pieces": n_pieces, "words": n_words}
 
 
 def evaluate(lm: EntityGatedLM, texts: List[Text], source: str, lambada: bool = False) -> Dict[str, float]:
-    """Word and piece perplexity of ``texts``; LAMBADA: the target word's perplexity and accuracy (every piece of
-    the word is the argmax given the true pieces before it)."""
+    """``summarise`` of ``texts`` read with the entities of ``source``."""
     lm.eval()
-    total, n_pieces, n_words, correct = 0.0, 0, 0, 0
     with torch.no_grad():
-        for text in texts:
-            logp, n_argmax = score_text(lm, text, source)
-            total, n_pieces, n_words = total + float(logp.sum()), n_pieces + len(logp), n_words + text.n_words
-            correct += n_argmax == len(logp)
-    if lambada:
-        return {"lambada_perplexity": math.exp(-total / len(texts)), "lambada_accuracy": correct / len(texts),
-                "passages": len(texts)}
-    return {"word_perplexity": math.exp(-total / n_words), "piece_perplexity": math.exp(-total / n_pieces),
-            "pieces": n_pieces, "words": n_words}
+        return summarise(((*lm.score(t.ids, t.read_entities(source), t.first_scored), t.n_words) for t in texts),
+                         lambada)
 
 
 def train(lm: EntityGatedLM, corpora: Dict[str, List[Text]], source: str, args, report) -> List[dict]:
@@ -160,14 +159,13 @@ def train(lm: EntityGatedLM, corpora: Dict[str, List[Text]], source: str, args, 
     params = [p for group in groups for p in group["params"]]
     rng, order, log = random.Random(args.seed), list(range(len(texts))), []
     best, best_state, start = math.inf, None, time.perf_counter()
-    device = lm.base.get_input_embeddings().weight.device
     for epoch in range(args.epochs):
         rng.shuffle(order)
         lm.train()
         epoch_start, total, n = time.perf_counter(), 0.0, 0
         for i in order:
             text = texts[i]
-            logp = lm.read_document(text.ids.to(device), text.read_entities(source).to(device))
+            logp = lm.read_document(text.ids, text.read_entities(source))
             optimizer.zero_grad()
             (-logp.mean()).backward()
             torch.nn.utils.clip_grad_norm_(params, args.clip)

@@ -223,9 +223,13 @@ class EntityGatedLM(nn.Module):
         """log p (n,) of each piece of one document. ``pieces`` (n,) ids; ``read_entities`` (n,): the entity of
         the piece *before* each one (0 for the first and for non-entity pieces), i.e. what the position that
         predicts piece t has read."""
+        return self.score(pieces, read_entities)[0]
+
+    def score(self, pieces: torch.Tensor, read_entities: torch.Tensor, scored_from: int = 0) -> Tuple[torch.Tensor, int]:
+        """``score_blocks`` over the base's own blocks of a document (moved to the model's device)."""
         device = self.base.get_input_embeddings().weight.device
         pieces, read_entities = pieces.to(device), read_entities.to(device)
-        return self.score_blocks(self.blocks(pieces), pieces, read_entities)[0]
+        return self.score_blocks(self.blocks(pieces), pieces, read_entities, scored_from)
 
     def score_blocks(self, blocks: Iterable[Tuple[int, int, torch.Tensor]], pieces: torch.Tensor,
                      read_entities: torch.Tensor, scored_from: int = 0,
