@@ -197,6 +197,39 @@ def coref_evaluate(
              f"wrote {output_dir / name}.json, .gold.conll, .pred.conll")
 
 
+@app.command("coref-rerank")
+def coref_rerank(
+    model: str = typer.Argument(..., help="Coreference pipeline with a teacher-forced entity_memory ('default': "
+                                "the shipped one)"),
+    lm_model: str = typer.Argument(..., help="Pipeline directory with an EntityNLM entity_lm_scorer"),
+    dev: Path = typer.Argument(..., exists=True, dir_okay=False, help="Gold .spacy corpus that chooses the weight"),
+    test: Path = typer.Argument(..., exists=True, dir_okay=False, help="Gold .spacy corpus to report on"),
+    output_dir: Path = typer.Option(Path("metrics/rerank"), help="Where to write the candidate lists and the table"),
+    k: int = typer.Option(100, help="Size of the k-best lists (the paper's 100)"),
+    batch_size: int = typer.Option(4, help="nlp.pipe batch size"),
+) -> None:
+    """Rerank entity_memory's approximate k-best coreference with EntityNLM (Ji et al. 2017 §5.2): the 1-best,
+    EntityNLM alone, EntityNLM + the memory's score (weight chosen on dev by CoNLL F1) and the list's oracle."""
+    from .evaluation.rerank import candidate_lists, report_table, rerank_report
+
+    if k < 1:
+        msg.fail(f"--k must be at least 1, got {k}", exits=1)
+    coref_nlp, lm_nlp = load_pipeline(model), load_pipeline(lm_model)
+    output_dir.mkdir(parents=True, exist_ok=True)
+    lists = {}
+    for name, corpus in (("dev", dev), ("test", test)):
+        lists[name] = candidate_lists(coref_nlp, lm_nlp, corpus, k, batch_size)
+        (output_dir / f"{name}_candidates.json").write_text(json.dumps(lists[name]), encoding="utf8")
+    report = rerank_report(lists["dev"], lists["test"])
+    report.update(model=model, lm_model=lm_model, dev=str(dev), test=str(test), k=k)
+    (output_dir / "rerank.json").write_text(json.dumps(report, indent=2), encoding="utf8")
+    table = report_table(report)
+    (output_dir / "rerank.md").write_text(table, encoding="utf8")
+    print(table)
+    msg.good(f"weight of the memory score {report['weight']:g} (chosen on {dev}); mean list size "
+             f"{report['mean_list_size']:.1f}; wrote {output_dir / 'rerank.json'}, rerank.md")
+
+
 @app.command("lm-evaluate")
 def lm_evaluate(
     model: str = typer.Argument(..., help="Pipeline directory with an entity_lm_scorer"),

@@ -225,7 +225,8 @@ class EntityLMScorer(TrainablePipe):
     def _entity_predictions(self, doc: Doc, tokens: numpy.ndarray, entity_logp: numpy.ndarray) -> Dict[str, Dict[str, float]]:
         """{token index (as str): {span key of an entity mentioned before, or "new": probability}} at mention
         starts."""
-        keys = chain_keys(doc, self.cfg["cluster_prefix"], self._layer.attrs["n_slots"], self.cfg["min_mentions"])
+        keys = chain_keys(doc, self.cfg["cluster_prefix"], self._layer.attrs["n_slots"], self.cfg["min_mentions"],
+                          self._layer.attrs["max_length"])
         out: Dict[str, Dict[str, float]] = {}
         for token, logp in zip(tokens.tolist(), entity_logp):
             if token == NO_TOKEN or not numpy.isfinite(logp).any():

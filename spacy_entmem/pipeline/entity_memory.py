@@ -256,9 +256,7 @@ class EntityMemory(TrainablePipe):
         spans = [self.candidates(doc) for doc in docs] if is_span_model(self.model) else None
         forced = is_teacher_forced(self.model)
         if forced:
-            self._set_decision_offsets()
-            set_name_genders(self.model, self.cfg.get("name_genders", False))
-            out = self.model.predict((docs, spans, None))
+            out = self.run_memory(docs, spans)
         else:
             out = self.model.predict(docs if spans is None else (docs, spans))
         logs = []
@@ -281,6 +279,13 @@ class EntityMemory(TrainablePipe):
                                                             self.cfg.get("new_entity_bias", 1.0))
             logs.append(log)
         return logs
+
+    def run_memory(self, docs: List[Doc], spans: List[numpy.ndarray]):
+        """The teacher-forced memory's output (``MemoryOutput``) for docs with their candidates (in step
+        order), with this component's decision settings."""
+        self._set_decision_offsets()
+        set_name_genders(self.model, self.cfg.get("name_genders", False))
+        return self.model.predict((docs, spans, None))
 
     def _set_decision_offsets(self) -> None:
         """A teacher-forced memory decides inside its loop: pass it the decision settings as log-space

@@ -2,8 +2,8 @@
 
 Anonymisation (the Dynamic Neural Text Model's "Anonymized LM"): the coreference chains of a doc (clusters
 in ``{prefix}_N`` span groups with at least ``min_mentions`` mentions; LitBank and GUM annotate singletons,
-which the paper's OntoNotes chains never are) get slots 0, 1, … in order of first appearance; the first
-``n_slots`` chains are anonymised, later ones stay words. Each of their mentions becomes one entity token
+which the paper's OntoNotes chains never are) get slots 0, 1, … in order of first appearance (of their first
+mention that is kept, below); the first ``n_slots`` chains are anonymised, later ones stay words. Each of their mentions becomes one entity token
 ``[k]``; of overlapping mentions the outermost (then the earliest) is kept, so "[his] mother" of another
 chain stays "[k] mother" only when "his mother" is not itself anonymised.
 
@@ -114,22 +114,40 @@ def chains(doc: Doc, prefix: str, n_slots: int, min_mentions: int = 2) -> List[T
     return found[:n_slots]
 
 
-def chain_keys(doc: Doc, prefix: str, n_slots: int, min_mentions: int = 2) -> List[str]:
+def chain_keys(doc: Doc, prefix: str, n_slots: int, min_mentions: int = 2,
+               max_length: Optional[int] = None) -> List[str]:
     """The span key of each entity slot."""
-    return [key for key, _ in chains(doc, prefix, n_slots, min_mentions)]
+    return slotted_mentions(doc, prefix, n_slots, min_mentions, max_length)[0]
 
 
-def anonymised_mentions(doc: Doc, prefix: str, n_slots: int, min_mentions: int = 2) -> Dict[int, Tuple[int, int]]:
+def anonymised_mentions(doc: Doc, prefix: str, n_slots: int, min_mentions: int = 2,
+                        max_length: Optional[int] = None) -> Dict[int, Tuple[int, int]]:
     """{start: (end, slot)} of the mentions that become entity tokens (see the module docstring)."""
-    mentions = sorted((start, -end, slot) for slot, (_, spans) in enumerate(chains(doc, prefix, n_slots, min_mentions))
-                      for start, end in spans)
+    return slotted_mentions(doc, prefix, n_slots, min_mentions, max_length)[1]
+
+
+def slotted_mentions(doc: Doc, prefix: str, n_slots: int, min_mentions: int = 2,
+                     max_length: Optional[int] = None) -> Tuple[List[str], Dict[int, Tuple[int, int]]]:
+    """(span key of each slot, {start: (end, slot)} of the kept mentions). Mentions of more than
+    ``max_length`` LM tokens are dropped first (EntityNLM's ℓ_max); of overlapping mentions the outermost
+    (then the earliest) is kept; slots are then numbered in order of each chain's first *kept* mention, and a
+    chain with none kept gets no slot, so the slot of every new entity is the number of entities seen before
+    it (EntityNLM's E_t is a new entity or one of those seen; numbering by dropped first mentions made gold E_t
+    impossible in nested LitBank / GUM text)."""
+    found = chains(doc, prefix, n_slots, min_mentions)
+    mentions = sorted((start, -end, chain) for chain, (_, spans) in enumerate(found) for start, end in spans
+                      if max_length is None or sum(not t.is_space for t in doc[start:end]) <= max_length)
     kept: Dict[int, Tuple[int, int]] = {}
     covered_until = 0
-    for start, neg_end, slot in mentions:
+    for start, neg_end, chain in mentions:
         if start >= covered_until:
-            kept[start] = (-neg_end, slot)
+            kept[start] = (-neg_end, chain)
             covered_until = -neg_end
-    return kept
+    slot_of: Dict[int, int] = {}
+    for start in sorted(kept):
+        slot_of.setdefault(kept[start][1], len(slot_of))
+    keys = [found[chain][0] for chain in slot_of]
+    return keys, {start: (end, slot_of[chain]) for start, (end, chain) in kept.items()}
 
 
 def lm_document(doc: Doc, vocab: LMVocabulary, prefix: str = "coref_clusters", n_slots: int = 50,
@@ -137,10 +155,7 @@ def lm_document(doc: Doc, vocab: LMVocabulary, prefix: str = "coref_clusters", n
                 anonymise: bool = True, max_length: int = 25) -> LMDocument:
     """The doc as LM input (``mentions`` overrides the mentions read from ``doc.spans``)."""
     if mentions is None:
-        mentions = anonymised_mentions(doc, prefix, n_slots, min_mentions)
-    if not anonymise:
-        mentions = {start: (end, slot) for start, (end, slot) in mentions.items()
-                    if sum(not t.is_space for t in doc[start:end]) <= max_length}
+        mentions = anonymised_mentions(doc, prefix, n_slots, min_mentions, None if anonymise else max_length)
     sentence_of = numpy.repeat(numpy.arange(len(sentence_lengths(doc))), sentence_lengths(doc))
     out = LMDocument()
     rows: List[Tuple[int, int, int, int]] = []  # (word, slot, token, remaining) of the current sentence

@@ -4,7 +4,7 @@ import spacy
 from spacy.tokens import Span
 
 from spacy_entmem.nn.lm.dntm import BOS, ENTITY, EOS, UNKNOWN
-from spacy_entmem.pipeline.lm_inputs import LMVocabulary, anonymised_mentions, lm_document
+from spacy_entmem.pipeline.lm_inputs import LMVocabulary, anonymised_mentions, chain_keys, lm_document, slotted_mentions
 
 TEXT = "Anna met her old friend Bob . She gave him a book . The book was red ."
 
@@ -94,7 +94,8 @@ def test_entitynlm_keeps_the_words_and_labels_every_mention_token(doc):
     assert lm.slots[0].tolist() == [-1, 0, -1, 1, 1, 1, 1, -1, -1]
     assert lm.remaining[0].tolist() == [0, 1, 0, 4, 3, 2, 1, 0, 0]
     assert lm.tokens[0].tolist() == [-1, 0, 1, 2, 3, 4, 5, 6, -1]
-    assert lm_document(doc, vocab, anonymise=False, max_length=3).slots[0].tolist()[3:7] == [-1] * 4
+    # with max_length 3 "her old friend Bob" is no mention, so "her" (Anna, slot 0) inside it is one
+    assert lm_document(doc, vocab, anonymise=False, max_length=3).slots[0].tolist()[3:7] == [0, -1, -1, -1]
     assert lm_document(doc, vocab, anonymise=False, min_mentions=1, n_slots=10).slots[2].tolist()[-3] == 3
 
 
@@ -108,3 +109,27 @@ def test_entitynlm_mentions_never_run_across_sentences():
     assert lm.remaining[0].tolist() == [0, 0, 0, 3, 2, 1, 0]
     assert lm.remaining[1].tolist() == [0, 1, 1, 0, 0]
     assert lm.slots[1].tolist() == [-1, 0, 0, -1, -1]
+
+
+def test_a_chain_whose_first_mention_is_nested_gets_its_slot_where_it_first_appears(doc):
+    # Bob's chain first appears inside "Anna met her" ... make Bob's first mention nested in Anna's outer one
+    doc.spans["coref_clusters_1"] = [Span(doc, 0, 3), Span(doc, 7, 8)]       # "Anna met her", "She"
+    doc.spans["coref_clusters_2"] = [Span(doc, 2, 3), Span(doc, 9, 10)]      # "her" (nested), "him"
+    doc.spans["coref_clusters_3"] = [Span(doc, 4, 6), Span(doc, 13, 15)]     # "friend Bob", "The book"
+    keys, mentions = slotted_mentions(doc, "coref_clusters", n_slots=10)
+    # chain 3 is seen (token 4) before chain 2's first kept mention (token 9): slots follow what is kept
+    assert keys == ["coref_clusters_1", "coref_clusters_3", "coref_clusters_2"]
+    assert mentions == {0: (3, 0), 4: (6, 1), 7: (8, 0), 9: (10, 2), 13: (15, 1)}
+    new_slots = []
+    for start in sorted(mentions):
+        slot = mentions[start][1]
+        assert slot <= len(new_slots)  # every mention is a seen entity or the next new one
+        if slot == len(new_slots):
+            new_slots.append(slot)
+    # a chain all of whose mentions are nested gets no slot
+    doc.spans["coref_clusters_4"] = [Span(doc, 2, 3), Span(doc, 5, 6)]
+    assert "coref_clusters_4" not in chain_keys(doc, "coref_clusters", n_slots=10)
+    # mentions longer than max_length are dropped before slots are numbered (not after: that skipped slots)
+    keys, mentions = slotted_mentions(doc, "coref_clusters", n_slots=10, max_length=1)
+    assert keys == ["coref_clusters_2", "coref_clusters_4", "coref_clusters_1"]
+    assert mentions == {2: (3, 0), 5: (6, 1), 7: (8, 2), 9: (10, 0)}

@@ -159,6 +159,7 @@ class Decision:
 
     action: numpy.ndarray
     cell: numpy.ndarray
+    scores: Optional[numpy.ndarray] = None  # (B, N + 2) at inference: what the greedy choice maximised
 
 
 def allowed_actions(state: CellState, codes: numpy.ndarray, cell_cluster: numpy.ndarray,
@@ -192,11 +193,19 @@ def allowed_actions(state: CellState, codes: numpy.ndarray, cell_cluster: numpy.
     return allowed, codes != UNKNOWN
 
 
-def choose(scores: numpy.ndarray, state: CellState) -> Decision:
-    """The best action per row of scores (B, N + 2); a new entity takes the least-used cell."""
+def choose(scores: numpy.ndarray, state: CellState, forced: Optional[numpy.ndarray] = None) -> Decision:
+    """The best action per row of scores (B, N + 2), or the action index ``forced`` (B,) gives where it is
+    ≥ 0; a new entity takes the least-used cell."""
     best = scores.argmax(axis=1)
+    if forced is not None:
+        best = numpy.where(forced >= 0, forced, best)
     return Decision(numpy.minimum(best, COREF).astype("int64"),
-                    numpy.where(best >= 2, best - 2, state.least_used()).astype("int64"))
+                    numpy.where(best >= 2, best - 2, state.least_used()).astype("int64"), scores)
+
+
+def action_index(actions: numpy.ndarray, cells: numpy.ndarray) -> numpy.ndarray:
+    """The column of each decision in the (N + 2) action scores: IGNORE 0, OVERWRITE 1, COREF cell i 2 + i."""
+    return numpy.where(actions == COREF, 2 + cells, actions)
 
 
 class MentionMemory(nn.Module):
@@ -242,6 +251,10 @@ class MentionMemory(nn.Module):
         # at inference: a name or nominal with a gender cue (title, kinship word, given name) never joins a
         # cell of the other gender
         self.name_agreement = False
+        # at inference, for k-best lists: (B, M) action indices to take instead of the best (-1: the best),
+        # and whether to return every step's decision scores (``MemoryOutput.decision_scores``)
+        self.forced_actions: Optional[numpy.ndarray] = None
+        self.record_decision_scores = False
 
     @property
     def device(self) -> torch.device:
@@ -294,7 +307,7 @@ class MentionMemory(nn.Module):
         rows = numpy.arange(B)
         g_steps, sim_steps = g.unbind(1), sim_token.unbind(1)
         feature_table = self.projected_feature_table()
-        log_probs, actions, cells, usages, gold_steps = [], [], [], [], []
+        log_probs, actions, cells, usages, gold_steps, decision_scores = [], [], [], [], [], []
         partial = numpy.zeros(B, dtype=bool) if partial is None else partial
         n_supervised = 0
         for t in range(M):
@@ -313,7 +326,10 @@ class MentionMemory(nn.Module):
                 gold_steps.append(gold * self._tensor(counted).to(gold.dtype))
                 n_supervised += int(counted.sum())
             else:
-                decision = self._greedy(log_p.detach(), state, disagree)
+                forced = self.forced_actions[:, t] if self.forced_actions is not None else None
+                decision = self._greedy(log_p.detach(), state, disagree, forced)
+                if self.record_decision_scores:
+                    decision_scores.append(decision.scores)
             log_probs.append(log_p)
             actions.append(decision.action)
             cells.append(numpy.where(decision.action == IGNORE, -1, decision.cell))
@@ -327,20 +343,24 @@ class MentionMemory(nn.Module):
                 cell_cluster[rows[fresh], decision.cell[fresh]] = NO_CLUSTER
             state.apply(decision.action, decision.cell, attrs[:, t], spans[:, t, 1], self.usage_decay, active[:, t])
             usages.append(self._tensor(state.usage.copy()).to(g.dtype))
-        return self._output(torch.stack(log_probs, dim=1), numpy.stack(actions, 1), numpy.stack(cells, 1),
-                            torch.stack(usages, dim=1), n_spans, active_mask,
-                            torch.stack(gold_steps, dim=1) if gold_steps else None, n_supervised)
+        out = self._output(torch.stack(log_probs, dim=1), numpy.stack(actions, 1), numpy.stack(cells, 1),
+                           torch.stack(usages, dim=1), n_spans, active_mask,
+                           torch.stack(gold_steps, dim=1) if gold_steps else None, n_supervised)
+        out.decision_scores = numpy.stack(decision_scores, 1) if decision_scores else None
+        return out
 
-    def _greedy(self, log_p: torch.Tensor, state: CellState, disagree: Optional[numpy.ndarray] = None) -> Decision:
-        """The argmax action after the inference offsets; ties go to the lowest index. Cells in ``disagree``
-        (B, N) cannot be joined: the decision changes, the logged probabilities do not."""
+    def _greedy(self, log_p: torch.Tensor, state: CellState, disagree: Optional[numpy.ndarray] = None,
+                forced: Optional[numpy.ndarray] = None) -> Decision:
+        """The argmax action after the inference offsets (ties go to the lowest index), or the ``forced``
+        action index (B,) where it is ≥ 0. Cells in ``disagree`` (B, N) cannot be joined: their scores are
+        −inf; the decision changes, the logged probabilities do not."""
         scores = log_p.clone()
         scores[:, IGNORE] += self.ignore_bias
         scores[:, OVERWRITE] += self.new_entity_bias
         scores = scores.cpu().numpy()
         if disagree is not None:
             scores[:, 2:][disagree] = -numpy.inf
-        return choose(scores, state)
+        return choose(scores, state, forced)
 
     def projected_feature_table(self) -> torch.Tensor:
         """(Σ sizes, mlp_width): each feature category's embedding times its block of the similarity MLP's

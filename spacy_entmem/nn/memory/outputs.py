@@ -8,6 +8,7 @@ both, so losses, decoding and evaluation are shared.
 from dataclasses import dataclass, replace
 from typing import List, Optional
 
+import numpy
 import torch
 from torch import nn
 
@@ -32,6 +33,8 @@ class MemoryOutput:
     actions: Optional[torch.Tensor] = None
     cells: Optional[torch.Tensor] = None
     supervised_steps: int = 0  # how many steps gold_logprob supervises
+    # at inference with ``record_decision_scores``: (B, T, N + 2) the scores each greedy decision maximised
+    decision_scores: Optional[numpy.ndarray] = None
 
     DIFFERENTIABLE = ("entity", "overwrite", "coref", "usage", "next_logprob", "gold_logprob")
 

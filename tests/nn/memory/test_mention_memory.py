@@ -196,7 +196,7 @@ def _record_disagreements(memory) -> list:
     """Wrap the memory's greedy step (an instance attribute; ``del memory._greedy`` undoes it) so that the
     ``disagree`` mask it receives at each candidate is appended to the returned list."""
     seen, greedy = [], memory._greedy
-    memory._greedy = lambda log_p, state, disagree=None: seen.append(disagree) or greedy(log_p, state, disagree)
+    memory._greedy = lambda log_p, state, disagree=None, *rest: seen.append(disagree) or greedy(log_p, state, disagree, *rest)
     return seen
 
 
