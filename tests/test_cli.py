@@ -184,3 +184,30 @@ def test_entity_prediction_and_lm_marginal_commands(tmp_path):
     swapped = runner.invoke(app, ["lm-marginal", str(tmp_path / "q"), str(tmp_path / "p"), str(tmp_path / "test.spacy"),
                                   "--output", str(tmp_path / "x.json")])
     assert swapped.exit_code != 0 and "discriminative" in str(swapped.exception)
+
+
+def test_coref_rerank_command_writes_lists_and_a_table(tmp_path):
+    from spacy.tokens import DocBin
+
+    from .pipeline.test_entity_lm_scorer import TEXTS, TINY_ENTITYNLM, gold_doc, trained
+
+    lm, _, _ = trained(steps=3, base=TINY_ENTITYNLM)
+    lm.to_disk(tmp_path / "lm")
+    DocBin(docs=[gold_doc(lm, t, c) for t, c in TEXTS]).to_disk(tmp_path / "gold.spacy")
+    args = ["coref-rerank", "default", str(tmp_path / "lm"), str(tmp_path / "gold.spacy"), str(tmp_path / "gold.spacy"),
+            "--output-dir", str(tmp_path / "out"), "--k", "4"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "out" / "rerank.json").read_text())
+    assert report["k"] == 4 and 1 <= report["mean_list_size"] <= 4
+    assert list(report["rows"])[0] == "1-best (entity_memory)"
+    lists = json.loads((tmp_path / "out" / "test_candidates.json").read_text())
+    assert len(lists) == 2 and lists[0]["gold"] == [[[0, 1], [4, 5], [11, 12]], [[2, 3], [6, 7]]]
+    assert "| 1-best (entity_memory) |" in (tmp_path / "out" / "rerank.md").read_text()
+    no_lm = runner.invoke(app, args[:2] + ["default"] + args[3:])
+    assert no_lm.exit_code != 0 and "needs an EntityNLM 'entity_lm_scorer'" in str(no_lm.exception)
+    dntm, _, _ = trained(steps=1)
+    dntm.to_disk(tmp_path / "dntm")
+    not_entitynlm = runner.invoke(app, args[:2] + [str(tmp_path / "dntm")] + args[3:])
+    assert "with another architecture" in str(not_entitynlm.exception)
+    assert runner.invoke(app, args[:-1] + ["0"]).exit_code != 0

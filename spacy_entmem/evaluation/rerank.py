@@ -4,9 +4,11 @@ For each document: the coreference pipeline's approximate k-best list (``pipelin
 scored by the memory (Σ of its decisions' greedy scores) and by EntityNLM's joint log-probability
 log p(X, R, E, L) of the words with the candidate's clusters as the mentions (Eq. 12). Rerankers, as the
 paper: EntityNLM alone (argmax of log p), and EntityNLM + the system's score (log p + w · memory score) with
-w chosen on dev by CoNLL F1. Reported with the 1-best and the oracle (the candidate with the best document
-CoNLL F1: how much the list could give).
+w chosen on dev by CoNLL F1. Reported with the 1-best, the memory's own score alone (the best-scored
+path in the list: what reranking gives without EntityNLM) and the oracle (the candidate with the best
+document CoNLL F1: how much the list could give).
 """
+import math
 from typing import Any, Dict, List, Optional, Sequence
 
 from spacy.language import Language
@@ -38,11 +40,16 @@ def candidate_lists(coref_nlp: Language, lm_nlp: Language, corpus, k: int, batch
                     memory_name: str = "entity_memory", lm_name: str = "entity_lm_scorer") -> List[Dict[str, Any]]:
     """Per gold document: its gold clusters and its k-best candidates (clusters, memory score, EntityNLM
     log p, the forced (step, action)), the 1-best first."""
+    if memory_name not in coref_nlp.pipe_names:
+        raise ValueError(f"[spacy-entmem] the coreference pipeline has no {memory_name!r} component "
+                         f"(it has {coref_nlp.pipe_names})")
+    if lm_name not in lm_nlp.pipe_names or not getattr(lm_nlp.get_pipe(lm_name), "is_entitynlm", False):
+        raise ValueError(f"[spacy-entmem] reranking needs an EntityNLM {lm_name!r} component "
+                         f"(spacy_entmem.EntityNLM.v1); the language-model pipeline has {lm_nlp.pipe_names}"
+                         + (" with another architecture" if lm_name in lm_nlp.pipe_names else ""))
+    memory, lm_pipe = coref_nlp.get_pipe(memory_name), lm_nlp.get_pipe(lm_name)
     references = _read(coref_nlp, corpus)
     predicted, _ = _predict(coref_nlp, references, batch_size)
-    memory, lm_pipe = coref_nlp.get_pipe(memory_name), lm_nlp.get_pipe(lm_name)
-    if not getattr(lm_pipe, "is_entitynlm", False):
-        raise ValueError(f"[spacy-entmem] reranking needs an EntityNLM entity_lm_scorer; {lm_name!r} is another model")
     records = []
     for reference, doc in zip(references, predicted):
         alternatives = kbest(memory, doc, k)
@@ -54,19 +61,29 @@ def candidate_lists(coref_nlp: Language, lm_nlp: Language, corpus, k: int, batch
 
 
 def pick(record: Dict[str, Any], weight: Optional[float]) -> int:
-    """The chosen candidate: the 1-best (weight None) or the argmax of log p + weight · memory score (ties:
-    the earlier candidate)."""
+    """The chosen candidate: the 1-best (weight None), the argmax of log p + weight · memory score, or with
+    weight inf the argmax of the memory score alone (a forced step can lead the greedy rest to a path the
+    memory scores above its own 1-best); ties: the earlier candidate."""
     if weight is None:
         return 0
-    values = [c["lm"] + weight * c["memory"] for c in record["candidates"]]
+    candidates = record["candidates"]
+    if math.isinf(weight):
+        values = [c["memory"] for c in candidates]
+    else:
+        values = [c["lm"] + weight * c["memory"] for c in candidates]
     return max(range(len(values)), key=lambda i: (values[i], -i))
+
+
+def mentions_as_tuples(clusters) -> List[List[tuple]]:
+    """Clusters whose mentions may be lists (as read back from JSON) with hashable (start, end) mentions."""
+    return [[tuple(mention) for mention in cluster] for cluster in clusters]
 
 
 def oracle(record: Dict[str, Any]) -> int:
     """The candidate with the best CoNLL F1 against this document's gold (singletons included)."""
     def f1(candidate):
         scorer = CorefScorer(True)
-        scorer.add(record["gold"], candidate["clusters"])
+        scorer.add(mentions_as_tuples(record["gold"]), mentions_as_tuples(candidate["clusters"]))
         return scorer.scores()["conll_f"]
     values = [f1(c) for c in record["candidates"]]
     return max(range(len(values)), key=lambda i: (values[i], -i))
@@ -77,7 +94,7 @@ def corpus_scores(records: Sequence[Dict[str, Any]], choices: Sequence[int]) -> 
     with_singletons, without = CorefScorer(True), CorefScorer(False)
     for record, choice in zip(records, choices):
         for scorer in (with_singletons, without):
-            scorer.add(record["gold"], record["candidates"][choice]["clusters"])
+            scorer.add(mentions_as_tuples(record["gold"]), mentions_as_tuples(record["candidates"][choice]["clusters"]))
     a, b = with_singletons.scores(), without.scores()
     return {"conll_f": a["conll_f"], "lea_f": a["lea_f"], "nosingletons_conll_f": b["conll_f"],
             "nosingletons_lea_f": b["lea_f"], "changed": sum(c != 0 for c in choices)}
@@ -95,6 +112,7 @@ def rerank_report(dev: Sequence[Dict[str, Any]], test: Sequence[Dict[str, Any]])
     weight = max(WEIGHTS, key=lambda w: (tried[w], -w))
     rows = {
         "1-best (entity_memory)": corpus_scores(test, [pick(r, None) for r in test]),
+        "rerank: memory score alone (no EntityNLM)": corpus_scores(test, [pick(r, math.inf) for r in test]),
         "rerank: EntityNLM": corpus_scores(test, [pick(r, 0.0) for r in test]),
         f"rerank: EntityNLM + memory (w = {weight:g}, chosen on dev)": corpus_scores(test, [pick(r, weight) for r in test]),
         "oracle of the k-best list": corpus_scores(test, [oracle(r) for r in test]),

@@ -1,4 +1,6 @@
 """EntityNLM reranking of k-best coreference: scoring candidates, choosing, the report."""
+import json
+
 import pytest
 
 from spacy_entmem.evaluation.rerank import (
@@ -25,6 +27,7 @@ def test_pick_follows_the_weight_of_the_memory_score():
     assert pick(r, None) == 0  # the 1-best
     assert pick(r, 0.0) == 1  # EntityNLM alone
     assert pick(r, 100.0) == 0  # the memory's score dominates
+    assert pick(r, float("inf")) == 0 and pick(record((WRONG, -2.0, 0.0), (GOLD, -1.0, -9.0)), float("inf")) == 1
     assert pick(record((GOLD, -1.0, -5.0), (WRONG, -1.0, -5.0)), 1.0) == 0  # ties: the earlier candidate
     assert oracle(r) == 1
 
@@ -41,6 +44,7 @@ def test_corpus_scores_and_report_choose_the_weight_on_dev():
     assert rows["oracle of the k-best list"]["conll_f"] == pytest.approx(1.0)
     assert rows["rerank: EntityNLM"]["conll_f"] == rows["1-best (entity_memory)"]["conll_f"]  # lm prefers WRONG
     assert "| oracle of the k-best list | 100.00 |" in report_table(report)
+    assert rerank_report(json.loads(json.dumps(dev)), json.loads(json.dumps(test))) == report  # lists from JSON
 
 
 def test_entitynlm_scores_each_candidates_clusters():
