@@ -15,9 +15,12 @@ cell's last mention, the cell's recency rank and size, quotation, proper names; 
 
 Training maximises log p(gold action) at every step while the memory is updated with the *gold* action;
 inference takes the argmax inside the loop and updates the memory with it, so the decoded clusters are the
-memory's contents. Updates: OVERWRITE m_j ← g; COREF m_i ← β m_i + (1 − β) g, β = σ(w·[m_i; g]); usage
-u ← γ u, then 1 on the cell acted on (so the least-used cell is the least recently used one). A cell that
-is overwritten forgets its entity: a later mention of it starts a new one (bounded memory).
+memory's contents (for k-best lists, ``forced_actions`` imposes an action at chosen steps and
+``record_decision_scores`` returns every step's scores; see ``spacy_entmem.pipeline.kbest``).
+
+Updates: OVERWRITE m_j ← g; COREF m_i ← β m_i + (1 − β) g, β = σ(w·[m_i; g]); usage u ← γ u, then 1 on the
+cell acted on (so the least-used cell is the least recently used one). A cell that is overwritten forgets its
+entity: a later mention of it starts a new one (bounded memory).
 """
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
