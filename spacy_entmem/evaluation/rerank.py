@@ -71,6 +71,11 @@ def pick(record: Dict[str, Any], weight: Optional[float]) -> int:
         values = [c["memory"] for c in candidates]
     else:
         values = [c["lm"] + weight * c["memory"] for c in candidates]
+    return first_argmax(values)
+
+
+def first_argmax(values: Sequence[float]) -> int:
+    """The index of the largest value; of equal ones the first (the higher-ranked candidate)."""
     return max(range(len(values)), key=lambda i: (values[i], -i))
 
 
@@ -85,8 +90,7 @@ def oracle(record: Dict[str, Any]) -> int:
         scorer = CorefScorer(True)
         scorer.add(mentions_as_tuples(record["gold"]), mentions_as_tuples(candidate["clusters"]))
         return scorer.scores()["conll_f"]
-    values = [f1(c) for c in record["candidates"]]
-    return max(range(len(values)), key=lambda i: (values[i], -i))
+    return first_argmax([f1(c) for c in record["candidates"]])
 
 
 def corpus_scores(records: Sequence[Dict[str, Any]], choices: Sequence[int]) -> Dict[str, float]:
