@@ -110,8 +110,8 @@ def choose_weight(dev: Sequence[Dict[str, Any]]) -> Dict[float, float]:
 
 
 def rerank_report(dev: Sequence[Dict[str, Any]], test: Sequence[Dict[str, Any]]) -> Dict[str, Any]:
-    """The table rows on test (1-best, EntityNLM alone, EntityNLM + memory with w chosen on dev, oracle) and
-    what was chosen."""
+    """The table rows on test (1-best, memory score alone, EntityNLM alone, EntityNLM + memory with w chosen
+    on dev, oracle) and what was chosen."""
     tried = choose_weight(dev)
     weight = max(WEIGHTS, key=lambda w: (tried[w], -w))
     rows = {

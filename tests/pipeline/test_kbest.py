@@ -64,7 +64,7 @@ def test_kbest_refuses_models_that_do_not_decide_in_the_loop_and_bad_k(default_d
         kbest(tiny_pipeline().get_pipe("entity_memory"), doc, k=3)
 
 
-def test_a_doc_without_candidates_has_only_its_1_best():
-    nlp = spacy_entmem.load_default()
+def test_a_doc_without_candidates_has_only_its_1_best(default_doc):
+    nlp, _ = default_doc
     (alternative,) = kbest(nlp.get_pipe("entity_memory"), nlp("Hm."), k=5)
     assert alternative.clusters == group_clusters([]) and alternative.memory_score == 0.0
