@@ -416,6 +416,44 @@ def name_genders(
     msg.good(f"{len(lexicon)} names ({by_gender}) from {len(counts)} counted, written to {output}")
 
 
+@app.command("inanimate-nouns")
+def inanimate_nouns(
+    output: Path = typer.Argument(..., help="JSON file to write (the packaged one: spacy_entmem/resources/inanimate_nouns.json)"),
+    litbank: Optional[Path] = typer.Option(None, exists=True, file_okay=False,
+                                           help="LitBank checkout (coref/tsv/*.ann typed mentions, splits/)"),
+    fold: int = typer.Option(0, help="LitBank fold whose train split is counted"),
+    typed_docs: List[Path] = typer.Option([], "--typed-docs", exists=True, dir_okay=False,
+                                          help=".spacy files whose gold cluster spans carry entity types (GUM train)"),
+    docs: List[Path] = typer.Option([], "--docs", exists=True, dir_okay=False,
+                                    help=".spacy files with gold clusters, for the he / she check (training splits)"),
+) -> None:
+    """Count which head nouns name things, never people, and write the inanimate-noun list (the entity_memory
+    setting animacy_agreement)."""
+    import itertools
+
+    import spacy
+    from spacy.tokens import DocBin
+
+    from .corpora.inanimate_nouns import (
+        count_heads, gendered_cluster_heads, inanimate_heads, labelled_mentions, litbank_typed_mentions,
+        save_inanimate_nouns,
+    )
+
+    if litbank is None and not typed_docs:
+        msg.fail("inanimate-nouns needs --litbank or at least one --typed-docs file", exits=1)
+    vocab = spacy.blank("en").vocab
+
+    def read(paths: List[Path]):
+        return (d for path in paths for d in DocBin().from_disk(path).get_docs(vocab))
+
+    typed = itertools.chain(litbank_typed_mentions(litbank, fold) if litbank is not None else (),
+                            labelled_mentions(read(typed_docs)))
+    counts = count_heads(typed, gendered_cluster_heads(read(docs)))
+    words = inanimate_heads(counts)
+    save_inanimate_nouns(words, output)
+    msg.good(f"{len(words)} inanimate head nouns of {len(counts)} counted, written to {output}")
+
+
 @app.command("annotate")
 def annotate(
     inputs: List[str] = typer.Argument(..., help="Text files (one document each), folders, quoted globs, "

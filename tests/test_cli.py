@@ -211,3 +211,24 @@ def test_coref_rerank_command_writes_lists_and_a_table(tmp_path):
     not_entitynlm = runner.invoke(app, args[:2] + [str(tmp_path / "dntm")] + args[3:])
     assert "with another architecture" in str(not_entitynlm.exception)
     assert runner.invoke(app, args[:-1] + ["0"]).exit_code != 0
+
+
+def test_inanimate_nouns_command_counts_typed_docs_and_needs_an_input(tmp_path):
+    import spacy
+    from spacy.tokens import DocBin
+
+    from spacy_entmem.corpora.inanimate_nouns import load_inanimate_nouns
+
+    nlp = spacy.blank("en")
+    doc = nlp("The park was green . The park was big . The park closed . Anna came .")
+    doc.spans["coref_clusters_1"] = [doc.char_span(doc[s].idx, doc[s + 1].idx + len(doc[s + 1]), label="place")
+                                     for s in (0, 5, 10)]
+    doc.spans["coref_clusters_2"] = [doc.char_span(doc[14].idx, doc[14].idx + 4, label="person")]
+    DocBin(docs=[doc]).to_disk(tmp_path / "typed.spacy")
+    output = tmp_path / "nouns.json"
+    result = runner.invoke(app, ["inanimate-nouns", str(output), "--typed-docs", str(tmp_path / "typed.spacy"),
+                                 "--docs", str(tmp_path / "typed.spacy")])
+    assert result.exit_code == 0, result.output
+    assert load_inanimate_nouns(output) == {"park"} and "1 inanimate head nouns of 2 counted" in flat(result)
+    result = runner.invoke(app, ["inanimate-nouns", str(output)])
+    assert result.exit_code == 1 and "needs --litbank or at least one --typed-docs file" in flat(result)

@@ -84,6 +84,7 @@ DECISION_SETTINGS = {
     "name_genders": ("entity_memory", "name_genders"),
     "pronoun_agreement": ("entity_memory", "pronoun_agreement"),
     "name_agreement": ("entity_memory", "name_agreement"),
+    "animacy_agreement": ("entity_memory", "animacy_agreement"),
     "finder_threshold": ("span_finder", "threshold"),
     "finder_max_per_token": ("span_finder", "max_per_token"),
 }

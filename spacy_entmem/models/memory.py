@@ -1,7 +1,7 @@
 """Registered, versioned model architectures: thinc glue around the torch memory modules."""
 from collections import Counter
 from functools import lru_cache
-from typing import Callable, Dict, Iterable, List, Optional, Tuple, Union
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Tuple, Union
 
 import numpy
 import torch
@@ -164,8 +164,9 @@ def attributes_forward(model: Model, X: Tuple, is_train: bool):
     partial = X[3] if len(X) > 3 else None
     vectors, backprop_tok2vec = model.layers[0](docs, is_train)
     ids = StringIds()
-    lexicon = packaged_name_genders() if model.attrs.get("name_genders") else None
-    attributes = [mention_attributes(doc, s.tolist(), ids, lexicon) for doc, s in zip(docs, spans)]
+    names = packaged_name_genders() if model.attrs.get("name_genders") else None
+    nouns = packaged_inanimate_nouns() if model.attrs.get("inanimate_nouns") else None
+    attributes = [mention_attributes(doc, s.tolist(), ids, names, nouns) for doc, s in zip(docs, spans)]
 
     def backprop(d_output):
         return backprop_tok2vec(d_output[0])
@@ -173,12 +174,14 @@ def attributes_forward(model: Model, X: Tuple, is_train: bool):
     return (vectors, None, spans, attributes, clusters, partial), backprop
 
 
-def set_name_genders(model: Model, use: bool) -> None:
-    """Whether the candidates' gender attribute consults the packaged name-gender lexicon (a setting of the
-    component, passed to its model before each call: a saved model's attrs would otherwise win)."""
+def set_lexicons(model: Model, name_genders: bool, inanimate_nouns: bool = False) -> None:
+    """Whether the candidates' attributes consult the packaged name-gender lexicon (gender) and inanimate-noun
+    list (inanimate); settings of the component, passed to its model before each call: a saved model's
+    attrs would otherwise win."""
     layer = find_layer(model, ATTRIBUTES_LAYER)
     if layer is not None:
-        layer.attrs["name_genders"] = bool(use)
+        layer.attrs["name_genders"] = bool(name_genders)
+        layer.attrs["inanimate_nouns"] = bool(inanimate_nouns)
 
 
 @lru_cache(maxsize=1)
@@ -187,6 +190,14 @@ def packaged_name_genders() -> Dict[str, int]:
     from ..corpora.name_genders import PACKAGED_LEXICON, load_lexicon
 
     return load_lexicon(PACKAGED_LEXICON)
+
+
+@lru_cache(maxsize=1)
+def packaged_inanimate_nouns() -> FrozenSet[str]:
+    """The inanimate head nouns shipped with the package (``spacy_entmem/resources/inanimate_nouns.json``)."""
+    from ..corpora.inanimate_nouns import PACKAGED_INANIMATE_NOUNS, load_inanimate_nouns
+
+    return load_inanimate_nouns(PACKAGED_INANIMATE_NOUNS)
 
 
 def is_teacher_forced(model: Model) -> bool:

@@ -16,7 +16,7 @@ from thinc.api import Config, Model, Optimizer
 
 from ..models.memory import (
     TOKEN_IDS_LAYER, UNTRAINED_MESSAGE, build_torch_layer, count_lm_vocabulary, find_layer, find_memory_layer,
-    is_span_model, is_teacher_forced, lm_vocab_size, set_lm_vocabulary, set_name_genders, torch_memory,
+    is_span_model, is_teacher_forced, lm_vocab_size, set_lm_vocabulary, set_lexicons, torch_memory,
 )
 from .attributes import ROLE, choose_main, register_extensions
 from .memory_log import (
@@ -81,6 +81,7 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
         "temperature_halving_examples": 20000,
         "disabled_pair_features": [],
         "name_genders": False,
+        "animacy_agreement": False,
         "pronoun_agreement": [],
         "name_agreement": False,
         "scorer": {"@scorers": "spacy_entmem.entity_memory_scorer.v1"},
@@ -94,7 +95,7 @@ def make_entity_memory(
     full_negatives: int, lm_weight: float, count_threshold: float, temperature_halving_examples: int,
     scorer: Optional[Callable], disabled_pair_features: List[str] = [],  # noqa: B006 (spaCy config default)
     name_genders: bool = False, pronoun_agreement: List[str] = [],  # noqa: B006 (spaCy config default)
-    name_agreement: bool = False,
+    name_agreement: bool = False, animacy_agreement: bool = False,
 ) -> "EntityMemory":
     weights = LossWeights(self_link_weight, positive_weight, negative_weight, sparsity_weight,
                           full_link_weight, full_negatives, lm_weight)
@@ -105,7 +106,7 @@ def make_entity_memory(
         store_memory_log=store_memory_log, weights=weights, count_threshold=count_threshold,
         temperature_halving_examples=temperature_halving_examples, scorer=scorer,
         disabled_pair_features=disabled_pair_features, name_genders=name_genders,
-        pronoun_agreement=pronoun_agreement, name_agreement=name_agreement,
+        pronoun_agreement=pronoun_agreement, name_agreement=name_agreement, animacy_agreement=animacy_agreement,
     )
 
 
@@ -183,7 +184,7 @@ class EntityMemory(TrainablePipe):
         replace_existing: bool = True, store_memory_log: bool = True, weights: Optional[LossWeights] = None,
         count_threshold: float = 0.5, temperature_halving_examples: int = 20000, scorer: Optional[Callable] = None,
         disabled_pair_features: Iterable[str] = (), name_genders: bool = False,
-        pronoun_agreement: Iterable[str] = (), name_agreement: bool = False,
+        pronoun_agreement: Iterable[str] = (), name_agreement: bool = False, animacy_agreement: bool = False,
     ):
         weights = weights or LossWeights()
         _check_config(cluster_prefix, mentions_key, entity_threshold, weights, temperature_halving_examples,
@@ -220,6 +221,7 @@ class EntityMemory(TrainablePipe):
             "temperature_halving_examples": temperature_halving_examples,
             "disabled_pair_features": list(disabled_pair_features),
             "name_genders": bool(name_genders),
+            "animacy_agreement": bool(animacy_agreement),
             "pronoun_agreement": list(pronoun_agreement),
             "name_agreement": bool(name_agreement),
             "examples_seen": 0,
@@ -284,8 +286,11 @@ class EntityMemory(TrainablePipe):
         """The teacher-forced memory's output (``MemoryOutput``) for docs with their candidates (in step
         order), with this component's decision settings."""
         self._set_decision_offsets()
-        set_name_genders(self.model, self.cfg.get("name_genders", False))
+        self._set_lexicons()
         return self.model.predict((docs, spans, None))
+
+    def _set_lexicons(self) -> None:
+        set_lexicons(self.model, self.cfg.get("name_genders", False), self.cfg.get("animacy_agreement", False))
 
     def _set_decision_offsets(self) -> None:
         """A teacher-forced memory decides inside its loop: pass it the decision settings as log-space
@@ -298,6 +303,7 @@ class EntityMemory(TrainablePipe):
         module.disabled_pair_features = pair_feature_indices(self.cfg.get("disabled_pair_features", []))
         module.agreement_constraints = agreement_indices(self.cfg.get("pronoun_agreement", []))
         module.name_agreement = bool(self.cfg.get("name_agreement", False))
+        module.animacy_agreement = bool(self.cfg.get("animacy_agreement", False))
 
     def set_annotations(self, docs: Iterable[Doc], logs: List[MemoryLog]) -> None:
         prefix = self.cfg["cluster_prefix"]
@@ -374,7 +380,7 @@ class EntityMemory(TrainablePipe):
         from ..nn.memory.mention_memory import action_loss
 
         inputs = self._teacher_forced_batch(examples)
-        set_name_genders(self.model, self.cfg.get("name_genders", False))
+        self._set_lexicons()
         out, backprop = self.model.begin_update(inputs)
         loss = action_loss(out)
         leaves = out.tensors()

@@ -6,7 +6,7 @@ quotation, and whether it looks like a proper name.
 English pronouns are a closed class, so a word list serves and no tagger has to run. Strings become ids
 through a ``StringIds`` table shared by a batch, so the memory compares integers.
 """
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 import numpy
 from spacy.attrs import IS_TITLE, LOWER, SENT_START
@@ -48,6 +48,7 @@ HEAD_STOPS = {"of", ",", "who", "whom", "whose", "which", "that", "in", "with", 
               "by", "(", ";", ":", "-", "--"}
 OPENING_QUOTES, CLOSING_QUOTES, TOGGLING_QUOTES = {"“", "``", "‘"}, {"”", "''", "’"}, {'"'}
 SENTENCE_ENDS = {".", "!", "?", "\n"}
+POSSESSIVE_MARKERS = {"'s", "’s", "'"}
 
 
 class StringIds:
@@ -85,6 +86,21 @@ def _head_index(words: List[str]) -> int:
     return len(words) - 1
 
 
+def head_word(words: List[str]) -> str:
+    """The head of a mention's lowercased words: the last word before a preposition, comma or relative
+    pronoun ("the house of the lord" → "house")."""
+    return words[_head_index(words)]
+
+
+def cue_gender(words: List[str]) -> int:
+    """The gender of the first honorific or kinship word among ``words`` that is not a possessor ("Mrs.
+    Bennet", "his sister"; not "King's College"), else UNKNOWN."""
+    for i, word in enumerate(words):
+        if word in GENDER_OF_WORD and not (i + 1 < len(words) and words[i + 1] in POSSESSIVE_MARKERS):
+            return GENDER_OF_WORD[word]
+    return UNKNOWN
+
+
 def given_name(words: List[str], capitalised: List[bool]) -> str:
     """The first word of a name (lowercased words, with whether each is capitalised) after articles, titles
     and honorifics, if it is capitalised, alphabetic and not a pronoun; "" otherwise."""
@@ -108,13 +124,16 @@ def _sentence_initial_flags(lower: List[str], sent_starts: List[bool]) -> List[b
 
 
 def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringIds,
-                       name_genders: Optional[Dict[str, int]] = None) -> numpy.ndarray:
+                       name_genders: Optional[Dict[str, int]] = None,
+                       inanimate_nouns: Optional[Set[str]] = None) -> numpy.ndarray:
     """(M, len(ATTRIBUTE_FIELDS)) int64, one row per candidate span [start, end) of ``doc``: norm (id of the
     lowercased text without a leading article or demonstrative; -1 for a pronoun), head (id of the lowercased
     head word; -1 for a pronoun), pronoun class (0: not a pronoun), gender (UNKNOWN / MASCULINE / FEMININE /
     NEUTER), number (UNKNOWN / SINGULAR / PLURAL), quoted (1 inside a quotation), proper (1 if a word other
     than a sentence-initial one is capitalised). ``name_genders`` (given name → gender, see
-    ``corpora.name_genders``) gives a gender to names that carry no honorific or kinship cue."""
+    ``corpora.name_genders``) gives a gender to names that carry no honorific or kinship cue. inanimate
+    (1 if the mention has no gender and its head word is in ``inanimate_nouns``, see
+    ``corpora.inanimate_nouns``: "Bletchley Park", "mathematics")."""
     # the token attributes as arrays: no Token objects (quotes and line breaks have no case, so the
     # lowercased words serve for the quotation flags)
     columns = doc.to_array([LOWER, IS_TITLE, SENT_START]).reshape(-1, 3).tolist() if len(doc) else []
@@ -131,14 +150,15 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
         pronoun = PRONOUN_CLASS.get(words[0], 0) if len(words) == 1 else 0
         if pronoun:
             _, number, gender = PRONOUNS[words[0]]
-            rows.append((-1, -1, pronoun, gender, number, int(quoted[start]), 0))
+            rows.append((-1, -1, pronoun, gender, number, int(quoted[start]), 0, 0))
             continue
         content = words[1:] if len(words) > 1 and words[0] in LEADING_WORDS else words
         head = _head_index(words)
-        gender = next((GENDER_OF_WORD[w] for w in words[: head + 1] if w in GENDER_OF_WORD), UNKNOWN)
+        gender = cue_gender(words[: head + 1])
         if not gender and name_genders:
             gender = name_genders.get(given_name(words, titles[start:end]), UNKNOWN)
+        inanimate = int(not gender and inanimate_nouns is not None and words[head] in inanimate_nouns)
         proper = any(capitalised[start:end])
         rows.append((ids(" ".join(content)), ids(words[head]), 0, gender, UNKNOWN, int(quoted[start]),
-                     int(proper)))
+                     int(proper), inanimate))
     return numpy.asarray(rows, dtype="int64").reshape(-1, len(ATTRIBUTE_FIELDS))

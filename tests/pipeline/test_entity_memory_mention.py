@@ -291,14 +291,23 @@ def test_agreement_settings_are_validated_and_reach_the_memory(mention_nlp, litb
     with pytest.raises(ValueError, match=r"pronoun_agreement \['animacy'\] is not one of \['gender', 'number'\]"):
         mention_pipeline(pronoun_agreement=["animacy"])
     memory = mention_nlp.get_pipe("entity_memory")
+    from spacy_entmem.models.memory import ATTRIBUTES_LAYER, find_layer
+
     memory.cfg["pronoun_agreement"], memory.cfg["name_agreement"] = ["gender", "number"], True
+    memory.cfg["animacy_agreement"] = True
     try:
         _with_gold_candidates(mention_nlp, litbank_piece)
         assert torch_memory(memory.model).agreement_constraints == (2, 3)
         assert torch_memory(memory.model).name_agreement is True
+        assert torch_memory(memory.model).animacy_agreement is True
+        assert find_layer(memory.model, ATTRIBUTES_LAYER).attrs["inanimate_nouns"] is True  # the list is read
     finally:
         memory.cfg["pronoun_agreement"], memory.cfg["name_agreement"] = [], False
+        memory.cfg["animacy_agreement"] = False
     _with_gold_candidates(mention_nlp, litbank_piece)
     assert torch_memory(memory.model).agreement_constraints == ()
     assert torch_memory(memory.model).name_agreement is False
+    assert torch_memory(memory.model).animacy_agreement is False
+    assert find_layer(memory.model, ATTRIBUTES_LAYER).attrs["inanimate_nouns"] is False
     assert mention_pipeline(name_agreement=True).get_pipe("entity_memory").cfg["name_agreement"] is True
+    assert mention_pipeline(animacy_agreement=True).get_pipe("entity_memory").cfg["animacy_agreement"] is True

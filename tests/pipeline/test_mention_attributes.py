@@ -49,3 +49,17 @@ def test_given_name_skips_articles_and_titles_and_refuses_pronouns_and_lowercase
     assert given_name(["the", "young", "dr.", "watson"], [False, False, True, True]) == "watson"
     assert given_name(["she"], [True]) == "" and given_name(["the", "house"], [False, False]) == ""
     assert given_name(["o'brien"], [True]) == "o'brien" and given_name(["1984"], [False]) == ""
+
+
+def test_a_possessor_is_no_gender_cue_and_inanimate_heads_need_the_list_and_no_gender():
+    from spacy_entmem.nn.memory.mention_memory import INANIMATE
+    from spacy_entmem.pipeline.mention_attributes import cue_gender, head_word
+
+    assert cue_gender(["king", "'s", "college"]) == UNKNOWN and cue_gender(["the", "king", "'s", "daughter"]) == FEMININE
+    assert head_word(["the", "house", "of", "the", "lord"]) == "house"
+    doc = spacy.blank("en")("Alan met Mr. Park at Bletchley Park ; it was the park of the king .")
+    #         Alan    Mr. Park  Bletchley Park   it       the park of the king
+    spans = [(0, 1), (2, 4), (5, 7), (8, 9), (11, 16)]
+    rows = mention_attributes(doc, spans, StringIds(), {"alan": MASCULINE}, frozenset({"park", "alan"}))
+    assert rows[:, INANIMATE].tolist() == [0, 0, 1, 0, 1]  # gendered names and pronouns never are
+    assert mention_attributes(doc, spans, StringIds())[:, INANIMATE].tolist() == [0] * 5  # no list: nothing is

@@ -41,9 +41,10 @@ NO_CLUSTER = -1
 # candidate is a mention of none of the annotated entities (a GAP pronoun that is neither A's nor B's)
 NOT_A_MENTION, UNKNOWN, SOME_OTHER_ENTITY = -1, -2, -3
 # the candidate attributes, one column each (made by spacy_entmem.pipeline.mention_attributes)
-ATTRIBUTE_FIELDS = ("norm", "head", "pronoun", "gender", "number", "quoted", "proper")
-NORM, HEAD, PRONOUN, GENDER, NUMBER, QUOTED, PROPER = range(len(ATTRIBUTE_FIELDS))
-PADDING_ATTRIBUTES = (-1, -1, 0, 0, 0, 0, 0)  # no string, not a pronoun, nothing known
+ATTRIBUTE_FIELDS = ("norm", "head", "pronoun", "gender", "number", "quoted", "proper", "inanimate")
+NORM, HEAD, PRONOUN, GENDER, NUMBER, QUOTED, PROPER, INANIMATE = range(len(ATTRIBUTE_FIELDS))
+PADDING_ATTRIBUTES = (-1, -1, 0, 0, 0, 0, 0, 0)  # no string, not a pronoun, nothing known
+PERSONAL_GENDERS = (1, 2)  # masculine, feminine (mention_attributes.MASCULINE / FEMININE)
 N_PRONOUN_CLASSES = 8  # pronoun classes 1..7 (0: not a pronoun)
 DISTANCE_EDGES = numpy.array([1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128, 256, 512, 1024])
 COUNT_EDGES = numpy.array([2, 3, 4, 6, 9, 16])
@@ -55,6 +56,14 @@ PAIR_FEATURE_NAMES = ("exact string match", "head match", "gender agreement", "n
                       "pronoun vs the cell's last mention", "token distance", "cell size", "recency rank",
                       "quotation", "cell has a proper name", "candidate is a proper name")
 GENDER_AGREEMENT = PAIR_FEATURE_NAMES.index("gender agreement")  # what ``name_agreement`` constrains
+
+
+def put(target: torch.Tensor, index: Tuple[torch.Tensor, ...], values: torch.Tensor) -> torch.Tensor:
+    """``target`` with ``target[index] = values``: in place where autograd records nothing (inference: no copy
+    of the whole memory at every step), else out of place (training backpropagates through the old values)."""
+    if torch.is_grad_enabled() and (target.requires_grad or values.requires_grad):
+        return target.index_put(index, values)
+    return target.index_put_(index, values)
 
 
 def agreement(a: numpy.ndarray, b: numpy.ndarray) -> numpy.ndarray:
@@ -76,6 +85,7 @@ class CellState:
         self.last_pronoun = numpy.zeros((batch, n_cells), dtype="int64")
         self.last_quoted = numpy.zeros((batch, n_cells), dtype="int64")
         self.proper = numpy.zeros((batch, n_cells), dtype="int64")
+        self.inanimate = numpy.zeros((batch, n_cells), dtype=bool)  # a mention with an inanimate head joined
         self.strings = [[set() for _ in range(n_cells)] for _ in range(batch)]
         # per document: ("n", norm id) / ("h", head id) -> the cells holding a mention with that string
         self.cells_with = [dict() for _ in range(batch)]
@@ -89,6 +99,10 @@ class CellState:
         """(B,) the cell a new entity takes: an empty one (lowest index) or else the least used."""
         return numpy.argmin(numpy.where(self.used, self.usage, -1.0), axis=1)
 
+    def thing_only(self) -> numpy.ndarray:
+        """(B, N) cells that hold a mention headed by an inanimate noun and no masculine / feminine gender."""
+        return self.inanimate & ~numpy.isin(self.gender, PERSONAL_GENDERS)
+
     def pair_features(self, attrs: numpy.ndarray, starts: numpy.ndarray, rows: numpy.ndarray,
                       cells: numpy.ndarray) -> numpy.ndarray:
         """(P, F) category ids of the (candidate, cell) pairs (rows[k], cells[k]); attrs (B, 7) the
@@ -96,12 +110,19 @@ class CellState:
         B, N = self.entity.shape
         exact = numpy.where(self.used, 1, 0)
         head = exact.copy()
+        norms, heads = attrs[:, NORM].tolist(), attrs[:, HEAD].tolist()
+        matches = {"n": ([], []), "h": ([], [])}  # (rows, cells) of the matching cells, set at once below
         for b in numpy.unique(rows).tolist():  # one lookup per candidate, not per (candidate, cell)
-            if attrs[b, NORM] < 0:
+            if norms[b] < 0:
                 continue
-            cells_with = self.cells_with[b]
-            exact[b, list(cells_with.get(("n", attrs[b, NORM]), ()))] = 2
-            head[b, list(cells_with.get(("h", attrs[b, HEAD]), ()))] = 2
+            for kind, key in (("n", norms[b]), ("h", heads[b])):
+                holders = self.cells_with[b].get((kind, key))
+                if holders:
+                    matches[kind][0].extend([b] * len(holders))
+                    matches[kind][1].extend(holders)
+        for field, (match_rows, match_cells) in ((exact, matches["n"]), (head, matches["h"])):
+            if match_rows:
+                field[match_rows, match_cells] = 2
         not_pronoun = attrs[:, NORM, None] < 0
         exact, head = numpy.where(not_pronoun, 0, exact), numpy.where(not_pronoun, 0, head)
         pronoun = attrs[:, PRONOUN, None]
@@ -134,7 +155,7 @@ class CellState:
         new_rows, new_cells = rows[fresh], cells[fresh]
         self.entity[new_rows, new_cells] = self.next_entity[new_rows]
         self.next_entity[new_rows] += 1
-        for field in (self.count, self.gender, self.number, self.proper):
+        for field in (self.count, self.gender, self.number, self.proper, self.inanimate):
             field[new_rows, new_cells] = 0
         for b, i in zip(new_rows.tolist(), new_cells.tolist()):
             for key in self.strings[b][i]:
@@ -149,6 +170,7 @@ class CellState:
             known = attrs[:, column] != 0
             field[rows[known], cells[known]] = attrs[known, column]
         self.proper[rows, cells] = numpy.maximum(self.proper[rows, cells], attrs[:, PROPER])
+        self.inanimate[rows, cells] |= attrs[:, INANIMATE] > 0
         self.last_pronoun[rows, cells] = attrs[:, PRONOUN]
         self.last_quoted[rows, cells] = attrs[:, QUOTED]
         self.last_end[rows, cells] = ends[rows]
@@ -254,6 +276,8 @@ class MentionMemory(nn.Module):
         # at inference: a name or nominal with a gender cue (title, kinship word, given name) never joins a
         # cell of the other gender
         self.name_agreement = False
+        # at inference: a masculine / feminine pronoun never joins a cell of things (``CellState.thing_only``)
+        self.animacy_agreement = False
         # at inference, for k-best lists: (B, M) action indices to take instead of the best (-1: the best),
         # and whether to return every step's decision scores (``MemoryOutput.decision_scores``)
         self.forced_actions: Optional[numpy.ndarray] = None
@@ -395,13 +419,16 @@ class MentionMemory(nn.Module):
         pre = sim_t[rows_t] + feature_part + memory_part[rows_t, cells_t] + mlp.memory_projs[1](g_t[rows_t] * cell_memory)
         raw = mlp.rest(pre).squeeze(-1)
         disagree = None
-        if (self.agreement_constraints or self.name_agreement) and not self.training:
+        if (self.agreement_constraints or self.name_agreement or self.animacy_agreement) and not self.training:
             disagree = numpy.zeros((B, N), dtype=bool)
             pronoun = attrs_t[rows, PRONOUN] > 0
             if self.agreement_constraints:
                 disagree[rows, cells] = (features[:, list(self.agreement_constraints)] == 2).any(axis=1) & pronoun
             if self.name_agreement:
                 disagree[rows, cells] |= (features[:, GENDER_AGREEMENT] == 2) & ~pronoun
+            if self.animacy_agreement:
+                personal = pronoun & numpy.isin(attrs_t[rows, GENDER], PERSONAL_GENDERS)
+                disagree[rows, cells] |= personal & state.thing_only()[rows, cells]
         return scores.index_put((rows_t, cells_t), raw), disagree
 
     def _update(self, memory: torch.Tensor, memory_part: torch.Tensor, g_t: torch.Tensor, decision: Decision,
@@ -416,8 +443,8 @@ class MentionMemory(nn.Module):
         keep = torch.sigmoid(self.update_gate(torch.cat([old, new], dim=-1)))
         coref = self._tensor(decision.action[rows] == COREF)[:, None]
         updated = torch.where(coref, keep * old + (1 - keep) * new, new)
-        return (memory.index_put((rows_t, cells_t), updated),
-                memory_part.index_put((rows_t, cells_t), self.similarity_mlp.memory_projs[0](updated)))
+        return (put(memory, (rows_t, cells_t), updated),
+                put(memory_part, (rows_t, cells_t), self.similarity_mlp.memory_projs[0](updated)))
 
     def _output(self, log_p, actions, cells, usage, n_spans, active_mask, gold_logprob=None,
                 n_supervised: int = 0) -> MemoryOutput:

@@ -11,12 +11,12 @@ from spacy_entmem.nn.memory.mention_memory import (
 
 
 def _attributes(rows):
-    """(1, M, 7) from per-candidate (norm, head, pronoun, gender, number, quoted, proper)."""
+    """(1, M, 8) from per-candidate (norm, head, pronoun, gender, number, quoted, proper, inanimate)."""
     return torch.tensor([rows], dtype=torch.int64)
 
 
 def _plain(m):
-    return _attributes([(-1, -1, 0, 0, 0, 0, 0)] * m)
+    return _attributes([(-1, -1, 0, 0, 0, 0, 0, 0)] * m)
 
 
 @pytest.fixture
@@ -44,8 +44,8 @@ def test_training_follows_the_gold_actions_and_evicts_the_least_recently_used_ce
 
 def test_the_loss_trains_every_parameter(memory):
     X, lengths, spans, n = _inputs()
-    attrs = _attributes([(0, 0, 0, 0, 0, 0, 1), (-1, -1, 4, 2, 1, 1, 0), (1, 1, 0, 1, 0, 0, 1),
-                         (0, 0, 0, 0, 0, 0, 1), (-1, -1, 4, 2, 1, 0, 0), (2, 2, 0, 0, 0, 0, 0)])
+    attrs = _attributes([(0, 0, 0, 0, 0, 0, 1, 0), (-1, -1, 4, 2, 1, 1, 0, 0), (1, 1, 0, 1, 0, 0, 1, 0),
+                         (0, 0, 0, 0, 0, 0, 1, 0), (-1, -1, 4, 2, 1, 0, 0, 0), (2, 2, 0, 0, 0, 0, 0, 0)])
     out = memory.train()(X, lengths, spans, n, attrs, torch.tensor([[0, 0, 1, 0, -1, 2]]))
     action_loss(out).backward()
     for name, parameter in memory.named_parameters():
@@ -104,15 +104,15 @@ def test_padding_and_later_candidates_change_nothing_before_them(memory):
 def test_pair_features_see_string_matches_and_agreement():
     state = CellState(1, 3)
     # cell 0: "Mr. Darcy" (norm 5, head 6, masculine, proper); cell 1: "she" (feminine pronoun)
-    state.apply(numpy.array([OVERWRITE]), numpy.array([0]), numpy.array([[5, 6, 0, 1, 0, 0, 1]]), numpy.array([2]),
+    state.apply(numpy.array([OVERWRITE]), numpy.array([0]), numpy.array([[5, 6, 0, 1, 0, 0, 1, 0]]), numpy.array([2]),
                 0.98, numpy.array([True]))
-    state.apply(numpy.array([OVERWRITE]), numpy.array([1]), numpy.array([[-1, -1, 5, 2, 1, 0, 0]]), numpy.array([4]),
+    state.apply(numpy.array([OVERWRITE]), numpy.array([1]), numpy.array([[-1, -1, 5, 2, 1, 0, 0, 0]]), numpy.array([4]),
                 0.98, numpy.array([True]))
     every_cell = (numpy.zeros(3, dtype="int64"), numpy.arange(3))
-    darcy = state.pair_features(numpy.array([[5, 6, 0, 0, 0, 0, 1]]), numpy.array([10]), *every_cell)
+    darcy = state.pair_features(numpy.array([[5, 6, 0, 0, 0, 0, 1, 0]]), numpy.array([10]), *every_cell)
     assert darcy[0, 0] == 2 and darcy[1, 0] == 1 and darcy[2, 0] == 0  # match; no match; empty cell: n/a
     assert darcy[0, 1] == 2
-    he = state.pair_features(numpy.array([[-1, -1, 4, 1, 1, 0, 0]]), numpy.array([10]), *every_cell)
+    he = state.pair_features(numpy.array([[-1, -1, 4, 1, 1, 0, 0, 0]]), numpy.array([10]), *every_cell)
     assert he[0, 2] == 1 and he[1, 2] == 2  # gender agrees with Darcy, not with "she"
     assert he[1, 4] == 2 and he[0, 4] == 3  # another pronoun class than "she"; Darcy's last mention is no pronoun
     assert he[1, 7] == 0 and he[0, 7] == 1  # recency rank: "she" is the most recent
@@ -123,14 +123,14 @@ def test_an_overwritten_cell_forgets_its_strings_and_a_head_match_is_not_an_exac
     both = numpy.array([True, True])
     # doc 0: cell 0 holds "the old house" (norm 7, head 8); doc 1: cell 0 holds "house" (norm 8, head 8)
     state.apply(numpy.array([OVERWRITE, OVERWRITE]), numpy.array([0, 0]),
-                numpy.array([[7, 8, 0, 0, 0, 0, 0], [8, 8, 0, 0, 0, 0, 0]]), numpy.array([3, 1]), 0.98, both)
-    house = numpy.array([[8, 8, 0, 0, 0, 0, 0], [8, 8, 0, 0, 0, 0, 0]])
+                numpy.array([[7, 8, 0, 0, 0, 0, 0, 0], [8, 8, 0, 0, 0, 0, 0, 0]]), numpy.array([3, 1]), 0.98, both)
+    house = numpy.array([[8, 8, 0, 0, 0, 0, 0, 0], [8, 8, 0, 0, 0, 0, 0, 0]])
     pairs = (numpy.array([0, 1]), numpy.array([0, 0]))
     features = state.pair_features(house, numpy.array([5, 5]), *pairs)
     assert features[0, :2].tolist() == [1, 2] and features[1, :2].tolist() == [2, 2]
     # doc 0's cell 0 now holds a new entity "Anna" (norm 9): "house" matches nothing there any more
     state.apply(numpy.array([OVERWRITE, IGNORE]), numpy.array([0, 0]),
-                numpy.array([[9, 9, 0, 0, 0, 0, 1], [8, 8, 0, 0, 0, 0, 0]]), numpy.array([6, 6]), 0.98, both)
+                numpy.array([[9, 9, 0, 0, 0, 0, 1, 0], [8, 8, 0, 0, 0, 0, 0, 0]]), numpy.array([6, 6]), 0.98, both)
     features = state.pair_features(house, numpy.array([7, 7]), *pairs)
     assert features[0, :2].tolist() == [1, 1] and features[1, :2].tolist() == [2, 2]
 
@@ -182,8 +182,8 @@ def test_disabled_pair_features_no_longer_reach_the_scores(memory):
     from spacy_entmem.nn.memory.mention_memory import PAIR_FEATURE_NAMES
 
     X, lengths, spans, n = _inputs(m=3, t=6)
-    same = _attributes([(0, 0, 0, 0, 0, 0, 1)] * 3)  # the same name three times: exact and head match
-    other = _attributes([(0, 0, 0, 0, 0, 0, 1), (1, 1, 0, 0, 0, 0, 1), (2, 2, 0, 0, 0, 0, 1)])
+    same = _attributes([(0, 0, 0, 0, 0, 0, 1, 0)] * 3)  # the same name three times: exact and head match
+    other = _attributes([(0, 0, 0, 0, 0, 0, 1, 0), (1, 1, 0, 0, 0, 0, 1, 0), (2, 2, 0, 0, 0, 0, 1, 0)])
     memory.eval()
     memory.ignore_bias = -50.0  # every candidate is a mention, so later ones are compared with cells
     with torch.no_grad():
@@ -203,7 +203,7 @@ def _record_disagreements(memory) -> list:
 def test_agreement_constraints_keep_a_pronoun_out_of_a_disagreeing_cell_at_inference(memory):
     X, lengths, spans, n = _inputs(m=3, t=6)
     #                     Anna (feminine, singular)     Bob (masculine, singular)     "he" (masculine)
-    attrs = _attributes([(0, 0, 0, 2, 1, 0, 1), (1, 1, 0, 1, 1, 0, 1), (-1, -1, 4, 1, 1, 0, 0)])
+    attrs = _attributes([(0, 0, 0, 2, 1, 0, 1, 0), (1, 1, 0, 1, 1, 0, 1, 0), (-1, -1, 4, 1, 1, 0, 0, 0)])
     memory.ignore_bias, memory.new_entity_bias = -50.0, 50.0  # Anna and Bob each take a cell
     memory.eval()
     seen = _record_disagreements(memory)
@@ -223,7 +223,7 @@ def test_agreement_constraints_keep_a_pronoun_out_of_a_disagreeing_cell_at_infer
 
 def _disagreements(memory, attrs):
     """The ``disagree`` mask the memory hands to its greedy step at each candidate."""
-    X, lengths, spans, n = _inputs(m=attrs.shape[1], t=6)
+    X, lengths, spans, n = _inputs(m=attrs.shape[1], t=max(6, 2 * attrs.shape[1]))
     seen = _record_disagreements(memory)
     memory.ignore_bias, memory.new_entity_bias = -50.0, 50.0  # every candidate takes a cell of its own
     memory.eval()
@@ -235,7 +235,7 @@ def _disagreements(memory, attrs):
 
 def test_name_agreement_keeps_a_gendered_name_out_of_a_cell_of_the_other_gender(memory):
     #                     Jane (feminine name)       the park (no gender)       Mr. Darcy (masculine name)
-    attrs = _attributes([(0, 0, 0, 2, 0, 0, 1), (1, 1, 0, 0, 0, 0, 0), (2, 2, 0, 1, 0, 0, 1)])
+    attrs = _attributes([(0, 0, 0, 2, 0, 0, 1, 0), (1, 1, 0, 0, 0, 0, 0, 0), (2, 2, 0, 1, 0, 0, 1, 0)])
     assert _disagreements(memory, attrs)[-1] is None
     memory.name_agreement = True
     assert _disagreements(memory, attrs)[-1] == [[True, False]]
@@ -273,3 +273,30 @@ def test_the_memory_runs_on_its_parameters_device_from_cpu_inputs(memory, device
     assert torch.allclose(out.coref.cpu(), reference.coref, atol=1e-5)
     train = moved.train()(X, lengths, spans, n, attrs, torch.tensor([[0, -1, 1, 0, 2, 1, -1, 0]]))
     action_loss(train).backward()
+
+
+def test_animacy_agreement_keeps_he_and_she_out_of_a_cell_of_things():
+    torch.manual_seed(0)
+    memory = MentionMemory(input_width=6, hidden_width=8, n_cells=3, mlp_width=8, dropout=0.0, feature_width=4)
+    #                  the park (inanimate)         Anna (feminine name)        "he"                      "it"
+    attrs = _attributes([(0, 0, 0, 0, 0, 0, 0, 1), (1, 1, 0, 2, 0, 0, 1, 0), (-1, -1, 4, 1, 1, 0, 0, 0),
+                         (-1, -1, 6, 3, 1, 0, 0, 0)])
+    assert _disagreements(memory, attrs)[2] is None
+    memory.animacy_agreement = True
+    masks = _disagreements(memory, attrs)
+    assert masks[2] == [[True, False, False]]   # "he" may not join the park; Anna is left to gender agreement
+    assert masks[3] == [[False, False, False]]  # "it" is no he / she pronoun
+
+
+def test_a_cell_of_things_stops_being_one_once_a_gendered_mention_joins():
+    state = CellState(1, 2)
+    one = numpy.array([True])
+    state.apply(numpy.array([OVERWRITE]), numpy.array([0]), numpy.array([[0, 0, 0, 0, 0, 0, 0, 1]]), numpy.array([2]),
+                0.98, one)
+    assert state.thing_only().tolist() == [[True, False]]
+    state.apply(numpy.array([COREF]), numpy.array([0]), numpy.array([[-1, -1, 5, 2, 1, 0, 0, 0]]), numpy.array([4]),
+                0.98, one)  # "she" joined (a ship, say): the cell is feminine now
+    assert state.thing_only().tolist() == [[False, False]]
+    state.apply(numpy.array([OVERWRITE]), numpy.array([0]), numpy.array([[3, 3, 0, 0, 0, 0, 0, 1]]), numpy.array([6]),
+                0.98, one)  # a new entity takes the cell: its gender is forgotten
+    assert state.thing_only().tolist() == [[True, False]]
