@@ -173,7 +173,6 @@ def coref_evaluate(
         (threshold, bias), tried = select_decisions(nlp, select_on, batch_size, metric=select_by)
         msg.info(f"entity_threshold {threshold}, new_entity_bias {bias}: {select_by} F1 "
                  f"{100 * tried[threshold, bias]:.1f} on {' + '.join(map(str, select_on))} ({len(tried)} settings tried)")
-        memory.cfg.update(entity_threshold=threshold, new_entity_bias=bias)
     scores = evaluate_corpus(nlp, corpus, output_dir, name, batch_size)
     scores.update(current_decisions(nlp))
     scores["decisions_selected_on"] = " + ".join(map(str, select_on)) if select_on else \

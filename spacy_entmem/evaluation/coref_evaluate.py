@@ -140,7 +140,8 @@ def select_decisions(nlp: Language, corpus: Path, batch_size: int = 4, threshold
                      ) -> Tuple[Tuple[float, float], Dict[Tuple[float, float], float]]:
     """The (entity_threshold, new_entity_bias) with the best ``metric`` F1 (LEA by default: CoNLL F1's
     MUC part rewards merging) on ``corpus`` (ties: closest to (0.5, 1)), and the F1 of every pair tried.
-    The pipeline runs once; then only the memory (or only its decoding) is repeated."""
+    The pipeline runs once; then only the memory (or only its decoding) is repeated. The memory is left set
+    to the best (as ``select_finder_settings`` leaves the finder)."""
     if metric not in SELECTION_METRICS:
         raise ValueError(f"[spacy-entmem] selection metric must be one of {SELECTION_METRICS}, got {metric!r}")
     forced = is_teacher_forced(nlp.get_pipe("entity_memory").model)
@@ -154,7 +155,9 @@ def select_decisions(nlp: Language, corpus: Path, batch_size: int = 4, threshold
             redecode(nlp, predicted, threshold, bias)
             examples = [Example(p, r) for p, r in zip(predicted, references)]
             results[(threshold, bias)] = score_entity_memory(examples)[f"coref_{metric}_f"]
-    return best_decisions(results), results
+    best = best_decisions(results)
+    nlp.get_pipe("entity_memory").cfg.update(entity_threshold=best[0], new_entity_bias=best[1])
+    return best, results
 
 
 def best_decisions(results: Dict[Tuple[float, float], float]) -> Tuple[float, float]:

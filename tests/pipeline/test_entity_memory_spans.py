@@ -163,6 +163,8 @@ def test_standalone_evaluation_writes_conll_2012_and_selects_a_threshold(span_nl
     DocBin(docs=[litbank_piece], store_user_data=True).to_disk(corpus)
     best, tried = select_decisions(span_nlp, corpus, thresholds=(0.3, 0.5, 0.9), biases=(1.0, 4.0))
     assert best in tried and tried[best] == max(tried.values()) and len(tried) == 6
+    memory_cfg = span_nlp.get_pipe("entity_memory").cfg  # left at the best, not at the last pair tried
+    assert (memory_cfg["entity_threshold"], memory_cfg["new_entity_bias"]) == best
     span_nlp.to_disk(tmp_path / "model")
     result = CliRunner().invoke(app, ["coref-evaluate", str(tmp_path / "model"), str(corpus), "--output-dir",
                                       str(tmp_path / "out"), "--name", "piece", "--select-on", str(corpus)])
