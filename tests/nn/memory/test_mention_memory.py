@@ -300,3 +300,18 @@ def test_a_cell_of_things_stops_being_one_once_a_gendered_mention_joins():
     state.apply(numpy.array([OVERWRITE]), numpy.array([0]), numpy.array([[3, 3, 0, 0, 0, 0, 0, 1]]), numpy.array([6]),
                 0.98, one)  # a new entity takes the cell: its gender is forgotten
     assert state.thing_only().tolist() == [[True, False]]
+
+
+def test_put_writes_in_place_only_where_autograd_records_nothing():
+    from spacy_entmem.nn.memory.mention_memory import put
+
+    index = (torch.tensor([0]), torch.tensor([1]))
+    memory = torch.zeros(1, 2, 3)
+    with torch.no_grad():
+        assert put(memory, index, torch.ones(1, 3)) is memory and memory[0, 1].tolist() == [1.0, 1.0, 1.0]
+    values = torch.full((1, 3), 2.0, requires_grad=True)
+    kept = torch.zeros(1, 2, 3)
+    updated = put(kept, index, values)
+    assert updated is not kept and kept.abs().sum() == 0  # training keeps the old memory for backprop
+    updated.sum().backward()
+    assert values.grad.tolist() == [[1.0, 1.0, 1.0]]
