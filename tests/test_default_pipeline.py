@@ -123,3 +123,18 @@ def test_readme_settings_table_shows_the_shipped_values():
             (component, setting, shown, actual)
         checked += 1
     assert checked >= 6
+
+
+def test_name_ends_and_animacy_agreement_cluster_the_turing_sample_right():
+    """Both opt-in (off as shipped: they lower dev LEA): "Alan Turing" becomes a candidate, and his pronouns no
+    longer join "mathematics" or "Bletchley Park"."""
+    text = (SAMPLES / "turing.txt").read_text(encoding="utf8")
+    shipped = spacy_entmem.load_default()(text)
+    assert ["Alan Turing"] not in [[s.text] for s in shipped.spans["coref_mentions"]]
+    both = spacy_entmem.load_default(config={"components": {"span_finder": {"propose_name_ends": True},
+                                                            "entity_memory": {"animacy_agreement": True}}})
+    doc = both(text)
+    clusters = [[span.text for span in cluster] for cluster in doc._.coref_clusters]
+    assert clusters == [["Alan Turing", "he", "his", "His", "he"], ["Joan Clarke", "she"]], clusters
+    assert doc._.coref_resolved.startswith("Alan Turing studied mathematics at King's College, Cambridge. In 1936 "
+                                           "Alan Turing published")

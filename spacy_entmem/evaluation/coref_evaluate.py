@@ -87,6 +87,7 @@ DECISION_SETTINGS = {
     "animacy_agreement": ("entity_memory", "animacy_agreement"),
     "finder_threshold": ("span_finder", "threshold"),
     "finder_max_per_token": ("span_finder", "max_per_token"),
+    "finder_name_ends": ("span_finder", "propose_name_ends"),
 }
 
 

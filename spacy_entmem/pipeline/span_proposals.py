@@ -8,7 +8,9 @@ is linear in the document length times ``max_length``. It also keeps at most ``m
 candidates, those with the highest min(start, end) probability (an untrained or low-threshold finder can
 otherwise propose tens of thousands of spans per page); the kept scores are in the group's
 ``attrs["scores"]``. Candidates never cross a sentence end or a line break, and (``propose_pronouns``) every
-personal pronoun is a candidate whatever its score: a closed class the memory may still ignore.
+personal pronoun is a candidate whatever its score: a closed class the memory may still ignore. With
+``propose_name_ends`` a predicted start that begins a run of capitalised words is also paired with the run's
+last word ("Alan Turing", whose end the model scored 0.45), whatever that word's end score.
 """
 from typing import Callable, Iterable, Optional
 
@@ -36,6 +38,7 @@ CANDIDATES_KEY = "mention_candidates"
         "min_length": None,
         "max_per_token": 0.4,
         "propose_pronouns": True,
+        "propose_name_ends": False,
         "scorer": {"@scorers": "spacy.span_finder_scorer.v1"},
     },
     default_score_weights={f"spans_{CANDIDATES_KEY}_f": 0.0, f"spans_{CANDIDATES_KEY}_p": 0.0,
@@ -44,7 +47,7 @@ CANDIDATES_KEY = "mention_candidates"
 def make_linear_span_finder(
     nlp: Language, name: str, model: Model[Iterable[Doc], Floats2d], spans_key: str, threshold: float,
     max_length: Optional[int], min_length: Optional[int], max_per_token: float, scorer: Optional[Callable],
-    propose_pronouns: bool = True,
+    propose_pronouns: bool = True, propose_name_ends: bool = False,
 ) -> "LinearSpanFinder":
     if max_length is None:
         raise ValueError(f"[spacy-entmem] {name}: max_length must be set (a number of tokens); without it "
@@ -55,6 +58,7 @@ def make_linear_span_finder(
                               min_length=min_length, scorer=scorer)
     finder.cfg["max_per_token"] = max_per_token
     finder.cfg["propose_pronouns"] = propose_pronouns
+    finder.cfg["propose_name_ends"] = propose_name_ends
     return finder
 
 
@@ -82,6 +86,20 @@ def candidate_pairs(starts: numpy.ndarray, ends: numpy.ndarray, segment: numpy.n
     pair_ends = ends[first + numpy.arange(int(counts.sum()))].astype("int64")
     same = (segment[pair_starts] == segment[pair_ends]) & (segment[pair_starts] >= 0)
     return numpy.stack([pair_starts[same], pair_ends[same]], axis=1).reshape(-1, 2)
+
+
+def name_run_pairs(doc: Doc, starts: numpy.ndarray, segment: numpy.ndarray) -> numpy.ndarray:
+    """(K, 2) int64 (start, inclusive end): each start at a capitalised alphabetic word followed by more of
+    them in its segment, paired with the last word of that run ("Alan Turing studied" → (0, 1))."""
+    titled = numpy.fromiter((t.is_title and t.is_alpha for t in doc), dtype=bool, count=len(doc))
+    pairs = []
+    for start in starts.tolist():
+        end = start
+        while titled[start] and end + 1 < len(doc) and titled[end + 1] and segment[end + 1] == segment[start]:
+            end += 1
+        if end > start:
+            pairs.append((start, end))
+    return numpy.asarray(pairs, dtype="int64").reshape(-1, 2)
 
 
 def mention_segments(doc: Doc) -> numpy.ndarray:
@@ -154,7 +172,8 @@ class LinearSpanFinder(SpanFinder):
             doc_scores = scores[offset: offset + len(doc)]
             starts = numpy.flatnonzero(doc_scores[:, 0] >= threshold)
             ends = numpy.flatnonzero(doc_scores[:, 1] >= threshold)
-            pairs = candidate_pairs(starts, ends, mention_segments(doc), shortest, longest)
+            segment = mention_segments(doc)
+            pairs = candidate_pairs(starts, ends, segment, shortest, longest)
             pair_scores = boundary_scores(doc_scores, pairs)
             limit = max(1, int(self.cfg.get("max_per_token", 0.4) * len(doc)))
             if len(pairs) > limit:  # keep the best, in their original order
@@ -164,6 +183,10 @@ class LinearSpanFinder(SpanFinder):
                 extra = [t.i for t in doc if t.lower_ in PRONOUNS and t.i not in single]
                 pairs = numpy.concatenate([pairs, numpy.repeat(numpy.asarray(extra, dtype="int64")[:, None], 2, 1)])
                 pairs = pairs[numpy.lexsort((pairs[:, 1], pairs[:, 0]))]
+            if self.cfg.get("propose_name_ends", False):
+                names = name_run_pairs(doc, starts, segment)
+                names = names[names[:, 1] - names[:, 0] < longest]
+                pairs = numpy.unique(numpy.concatenate([pairs, names]), axis=0)
             pair_scores = boundary_scores(doc_scores, pairs)
             doc.spans[self.cfg["spans_key"]] = SpanGroup(
                 doc, name=self.cfg["spans_key"], spans=[doc[s: e + 1] for s, e in pairs.tolist()],

@@ -148,3 +148,26 @@ def test_scorer_in_row_chunks_gives_the_same_scores(monkeypatch):
     whole = finder.predict(docs)
     monkeypatch.setattr(span_proposals, "SCORER_ROWS", 97)
     assert numpy.array_equal(finder.predict(docs), whole)
+
+
+def test_name_ends_pair_a_predicted_start_with_the_end_of_its_capitalised_run():
+    from spacy_entmem.pipeline.span_proposals import mention_segments, name_run_pairs
+
+    nlp = spacy.blank("en")
+    doc = nlp.make_doc("Alan Turing studied at King 's College . Joan Clarke met Alan Turing")
+    scores = numpy.zeros((len(doc), 2), dtype="float32")
+    for start in (0, 4, 8, 11):  # Alan, King, Joan, Alan
+        scores[start, 0] = 0.9
+    scores[1, 1] = 0.45  # "Turing" just below the threshold, as the shipped model scores it
+    scores[9, 1] = 0.9   # "Clarke" predicted: "Joan Clarke" comes from the model
+    plain = _finder(nlp, threshold=0.5, max_length=20, max_per_token=100.0)
+    plain.set_annotations([doc], scores)
+    assert [s.text for s in doc.spans["mention_candidates"]] == ["Joan Clarke"]
+    names = _finder(spacy.blank("en"), threshold=0.5, max_length=20, max_per_token=100.0, propose_name_ends=True)
+    names.set_annotations([doc], scores)
+    # runs of capitalised words from predicted starts; "King" is followed by "'s": no run; the "." splits runs
+    assert [s.text for s in doc.spans["mention_candidates"]] == ["Alan Turing", "Joan Clarke", "Alan Turing"]
+    assert name_run_pairs(doc, numpy.array([2]), mention_segments(doc)).shape == (0, 2)  # "studied": lowercase
+    short = _finder(spacy.blank("en"), threshold=0.5, max_length=1, max_per_token=100.0, propose_name_ends=True)
+    short.set_annotations([doc], scores)
+    assert all(len(s) == 1 for s in doc.spans["mention_candidates"])  # max_length bounds the runs too
