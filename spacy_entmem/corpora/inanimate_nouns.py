@@ -8,15 +8,15 @@ word (``mention_attributes.head_word``) that heads at least ``min_count`` non-pr
 ``max_person_share`` of them people and at most ``max_gendered_share`` of them in a gold cluster with a
 he / she pronoun, is inanimate ("park", "college", "house", "mathematics"). Words that head people and
 things alike ("party", "family", "company", "dog") fall out, and so do the things literature calls "she"
-("country", "ship"). The entity_memory setting
-``animacy_agreement`` reads the packaged list: a he / she pronoun never joins a cell of such mentions.
+("country", "ship"). The entity_memory setting ``animacy_agreement`` reads the packaged list: a he / she
+pronoun never joins a cell of such mentions.
 """
 import json
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Dict, FrozenSet, Iterable, Iterator, List, Tuple
 
-from spacy.tokens import Doc
+from spacy.tokens import Doc, SpanGroup
 
 from ..nn.memory.mention_memory import PERSONAL_GENDERS
 from ..pipeline.mention_attributes import PRONOUNS, head_word
@@ -45,25 +45,26 @@ def litbank_typed_mentions(data_dir: Path, fold: int = 0, split: str = "train") 
                 yield fields[6].split(" "), fields[7]
 
 
+def _clusters(docs: Iterable[Doc], prefix: str) -> Iterator[SpanGroup]:
+    for doc in docs:
+        yield from (group for key, group in doc.spans.items() if key.startswith(prefix + "_"))
+
+
 def labelled_mentions(docs: Iterable[Doc], prefix: str = "coref_clusters") -> Iterator[Tuple[List[str], str]]:
     """(words, span label) of the gold cluster mentions of docs whose spans carry entity types (GUM)."""
-    for doc in docs:
-        for key, group in doc.spans.items():
-            if key.startswith(prefix + "_"):
-                for span in group:
-                    yield [t.text for t in span], span.label_
+    for group in _clusters(docs, prefix):
+        for span in group:
+            yield [t.text for t in span], span.label_
 
 
 def gendered_cluster_heads(docs: Iterable[Doc], prefix: str = "coref_clusters") -> Iterator[Tuple[List[str], bool]]:
     """(words, whether its gold cluster holds a he / she pronoun) of every non-pronoun cluster mention."""
-    for doc in docs:
-        for key, group in doc.spans.items():
-            if key.startswith(prefix + "_"):
-                lower = [s.text.lower() for s in group]
-                gendered = any(PRONOUNS.get(w, (0, 0, 0))[2] in PERSONAL_GENDERS for w in lower)
-                for span, text in zip(group, lower):
-                    if text not in PRONOUNS:
-                        yield [t.text for t in span], gendered
+    for group in _clusters(docs, prefix):
+        lower = [s.text.lower() for s in group]
+        gendered = any(PRONOUNS.get(w, (0, 0, 0))[2] in PERSONAL_GENDERS for w in lower)
+        for span, text in zip(group, lower):
+            if text not in PRONOUNS:
+                yield [t.text for t in span], gendered
 
 
 def count_heads(mentions: Iterable[Tuple[List[str], str]],
@@ -71,10 +72,10 @@ def count_heads(mentions: Iterable[Tuple[List[str], str]],
     """Head word → Counter of ``person`` / ``other`` over the typed non-pronoun mentions (untyped ones are
     skipped), and of ``gendered`` / ``ungendered`` over the cluster mentions."""
     counts: Dict[str, Counter] = defaultdict(Counter)
-    labelled = [(words, entity_type, "person" if entity_type in PERSON_TYPES else "other")
+    labelled = [(words, "person" if entity_type in PERSON_TYPES else "other")
                 for words, entity_type in mentions if entity_type]
-    labelled += [(words, "", "gendered" if gendered else "ungendered") for words, gendered in cluster_mentions]
-    for words, _, label in labelled:
+    labelled += [(words, "gendered" if gendered else "ungendered") for words, gendered in cluster_mentions]
+    for words, label in labelled:
         lower = [w.lower() for w in words]
         if len(lower) == 1 and lower[0] in PRONOUNS:
             continue

@@ -131,9 +131,9 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
     head word; -1 for a pronoun), pronoun class (0: not a pronoun), gender (UNKNOWN / MASCULINE / FEMININE /
     NEUTER), number (UNKNOWN / SINGULAR / PLURAL), quoted (1 inside a quotation), proper (1 if a word other
     than a sentence-initial one is capitalised). ``name_genders`` (given name → gender, see
-    ``corpora.name_genders``) gives a gender to names that carry no honorific or kinship cue. inanimate
-    (1 if the mention has no gender and its head word is in ``inanimate_nouns``, see
-    ``corpora.inanimate_nouns``: "Bletchley Park", "mathematics")."""
+    ``corpora.name_genders``) gives a gender to names that carry no honorific or kinship cue. Last column:
+    inanimate (1 if the mention has no gender and its head word is in ``inanimate_nouns``, see
+    ``corpora.inanimate_nouns``: "Bletchley Park", "mathematics"; always 0 without the list)."""
     # the token attributes as arrays: no Token objects (quotes and line breaks have no case, so the
     # lowercased words serve for the quotation flags)
     columns = doc.to_array([LOWER, IS_TITLE, SENT_START]).reshape(-1, 3).tolist() if len(doc) else []
