@@ -390,6 +390,13 @@ def average_checkpoints(
     msg.good(f"averaged {len(pipelines)} pipelines into {output}")
 
 
+def read_docbins(paths: List[Path], vocab):
+    """The docs of several .spacy files, one after another (read lazily)."""
+    from spacy.tokens import DocBin
+
+    return (doc for path in paths for doc in DocBin().from_disk(path).get_docs(vocab))
+
+
 @app.command("name-genders")
 def name_genders(
     output: Path = typer.Argument(..., help="JSON file to write (the packaged one: spacy_entmem/resources/name_genders.json)"),
@@ -399,7 +406,6 @@ def name_genders(
 ) -> None:
     """Count which gender the pronouns of each name's entities have and write the name-gender lexicon."""
     import spacy
-    from spacy.tokens import DocBin
 
     from .corpora.gap import read_gap_rows
     from .corpora.name_genders import build_lexicon, count_names, save_lexicon
@@ -407,7 +413,7 @@ def name_genders(
     if not docs and not gap:
         msg.fail("name-genders needs at least one --docs or --gap file", exits=1)
     vocab = spacy.blank("en").vocab
-    counts = count_names((d for path in docs for d in DocBin().from_disk(path).get_docs(vocab)),
+    counts = count_names(read_docbins(docs, vocab),
                          (row for path in gap for row in read_gap_rows(path)))
     lexicon = build_lexicon(counts)
     save_lexicon(lexicon, output)
@@ -431,7 +437,6 @@ def inanimate_nouns(
     import itertools
 
     import spacy
-    from spacy.tokens import DocBin
 
     from .corpora.inanimate_nouns import (
         count_heads, gendered_cluster_heads, inanimate_heads, labelled_mentions, litbank_typed_mentions,
@@ -441,13 +446,9 @@ def inanimate_nouns(
     if litbank is None and not typed_docs:
         msg.fail("inanimate-nouns needs --litbank or at least one --typed-docs file", exits=1)
     vocab = spacy.blank("en").vocab
-
-    def read(paths: List[Path]):
-        return (d for path in paths for d in DocBin().from_disk(path).get_docs(vocab))
-
     typed = itertools.chain(litbank_typed_mentions(litbank, fold) if litbank is not None else (),
-                            labelled_mentions(read(typed_docs)))
-    counts = count_heads(typed, gendered_cluster_heads(read(docs)))
+                            labelled_mentions(read_docbins(typed_docs, vocab)))
+    counts = count_heads(typed, gendered_cluster_heads(read_docbins(docs, vocab)))
     words = inanimate_heads(counts)
     save_inanimate_nouns(words, output)
     msg.good(f"{len(words)} inanimate head nouns of {len(counts)} counted, written to {output}")

@@ -18,10 +18,11 @@ from typing import Dict, FrozenSet, Iterable, Iterator, List, Tuple
 
 from spacy.tokens import Doc, SpanGroup
 
-from ..nn.memory.mention_memory import PERSONAL_GENDERS
 from ..pipeline.mention_attributes import PRONOUNS, head_word
+from ..training.targets import cluster_groups
 from .brackets import CorefFormatError
 from .litbank import read_split_ids
+from .name_genders import PRONOUN_GENDER
 
 PACKAGED_INANIMATE_NOUNS = Path(__file__).parent.parent / "resources" / "inanimate_nouns.json"
 PERSON_TYPES = {"PER", "person"}
@@ -47,7 +48,7 @@ def litbank_typed_mentions(data_dir: Path, fold: int = 0, split: str = "train") 
 
 def _clusters(docs: Iterable[Doc], prefix: str) -> Iterator[SpanGroup]:
     for doc in docs:
-        yield from (group for key, group in doc.spans.items() if key.startswith(prefix + "_"))
+        yield from (doc.spans[key] for _, key in cluster_groups(doc, prefix))
 
 
 def labelled_mentions(docs: Iterable[Doc], prefix: str = "coref_clusters") -> Iterator[Tuple[List[str], str]]:
@@ -61,7 +62,7 @@ def gendered_cluster_heads(docs: Iterable[Doc], prefix: str = "coref_clusters") 
     """(words, whether its gold cluster holds a he / she pronoun) of every non-pronoun cluster mention."""
     for group in _clusters(docs, prefix):
         lower = [s.text.lower() for s in group]
-        gendered = any(PRONOUNS.get(w, (0, 0, 0))[2] in PERSONAL_GENDERS for w in lower)
+        gendered = any(w in PRONOUN_GENDER for w in lower)
         for span, text in zip(group, lower):
             if text not in PRONOUNS:
                 yield [t.text for t in span], gendered

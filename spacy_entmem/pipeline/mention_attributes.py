@@ -6,7 +6,7 @@ quotation, and whether it looks like a proper name.
 English pronouns are a closed class, so a word list serves and no tagger has to run. Strings become ids
 through a ``StringIds`` table shared by a batch, so the memory compares integers.
 """
-from typing import Dict, Iterable, List, Optional, Set, Tuple
+from typing import AbstractSet, Dict, Iterable, List, Optional, Tuple
 
 import numpy
 from spacy.attrs import IS_TITLE, LOWER, SENT_START
@@ -125,7 +125,7 @@ def _sentence_initial_flags(lower: List[str], sent_starts: List[bool]) -> List[b
 
 def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringIds,
                        name_genders: Optional[Dict[str, int]] = None,
-                       inanimate_nouns: Optional[Set[str]] = None) -> numpy.ndarray:
+                       inanimate_nouns: Optional[AbstractSet[str]] = None) -> numpy.ndarray:
     """(M, len(ATTRIBUTE_FIELDS)) int64, one row per candidate span [start, end) of ``doc``: norm (id of the
     lowercased text without a leading article or demonstrative; -1 for a pronoun), head (id of the lowercased
     head word; -1 for a pronoun), pronoun class (0: not a pronoun), gender (UNKNOWN / MASCULINE / FEMININE /

@@ -105,8 +105,8 @@ class CellState:
 
     def pair_features(self, attrs: numpy.ndarray, starts: numpy.ndarray, rows: numpy.ndarray,
                       cells: numpy.ndarray) -> numpy.ndarray:
-        """(P, F) category ids of the (candidate, cell) pairs (rows[k], cells[k]); attrs (B, 7) the
-        candidates' attributes, starts (B,) their first tokens."""
+        """(P, F) category ids of the (candidate, cell) pairs (rows[k], cells[k]); attrs (B, A) the
+        candidates' attributes (A = len(ATTRIBUTE_FIELDS)), starts (B,) their first tokens."""
         B, N = self.entity.shape
         exact = numpy.where(self.used, 1, 0)
         head = exact.copy()
@@ -143,8 +143,8 @@ class CellState:
 
     def apply(self, actions: numpy.ndarray, cells: numpy.ndarray, attrs: numpy.ndarray, ends: numpy.ndarray,
               decay: float, active: numpy.ndarray) -> None:
-        """Record the actions (B,) on cells (B,) of the candidates with attributes attrs (B, 7) ending at
-        ends (B,); rows where ``active`` is false (padding) change nothing. One cell per row, so the numeric
+        """Record the actions (B,) on cells (B,) of the candidates with attributes attrs (B, A) ending at
+        ends (B,) (A = len(ATTRIBUTE_FIELDS)); rows where ``active`` is false (padding) change nothing. One cell per row, so the numeric
         fields are set with array indexing; only the string sets need a loop."""
         self.usage[active] *= decay
         rows = numpy.flatnonzero(active & (actions != IGNORE))
