@@ -113,13 +113,17 @@ def gap_evaluate(
     batch_size: int = typer.Option(64, help="nlp.pipe batch size"),
     select_decisions: bool = typer.Option(False, help="Also choose the memory's entity_threshold and "
                                           "new_entity_bias on validation (default: the pipeline's own)"),
+    select_finder: bool = typer.Option(False, help="First choose the span finder's threshold and cap on "
+                                       "candidates per token on validation (default: the pipeline's own)"),
 ) -> None:
     """Select the threshold on validation, then score validation and test with the official GAP logic."""
     from .evaluation.gap_evaluate import evaluate_gap
 
     nlp = load_pipeline(model)
+    if select_finder and "span_finder" not in nlp.pipe_names:
+        msg.fail(f"--select-finder needs a 'span_finder' component; the pipeline has {nlp.pipe_names}", exits=1)
     result = evaluate_gap(nlp, validation, test, output_dir, batch_size=batch_size,
-                          select_decisions=select_decisions)
+                          select_decisions=select_decisions, select_finder=select_finder)
     print(json.dumps(result, indent=2))
 
 

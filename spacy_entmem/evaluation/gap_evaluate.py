@@ -5,7 +5,7 @@ from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
 from spacy.language import Language
-from spacy.tokens import Span
+from spacy.tokens import Doc, Span
 from spacy.training import Example
 
 from ..models.memory import is_span_model
@@ -43,16 +43,50 @@ def _predict_with_annotated_candidates(nlp: Language, rows, references, batch_si
     memory = nlp.get_pipe("entity_memory") if "entity_memory" in nlp.pipe_names else None
     if memory is None or not is_span_model(memory.model):
         return list(nlp.pipe((row.text for row in rows), batch_size=batch_size))
-    key = memory.cfg["candidates_key"]
     with nlp.select_pipes(disable=["entity_memory"]):
         docs = list(nlp.pipe((row.text for row in rows), batch_size=batch_size))
+    add_annotated_candidates(docs, references, memory.cfg["candidates_key"])
+    return list(memory.pipe(docs, batch_size=batch_size))
+
+
+def add_annotated_candidates(docs: List[Doc], references: List[Doc], key: str) -> None:
+    """Add each reference's annotated GAP spans (A, B, pronoun) to the doc's candidates under ``key``."""
     for doc, ref in zip(docs, references):
         aligned = Example(doc, ref).get_aligned_spans_y2x([Span(doc=ref, start=s.start, end=s.end)
                                                             for s in ref.spans["gap"]], allow_overlap=True)
         proposed = list(doc.spans[key]) if key in doc.spans else []
         known = {(s.start, s.end) for s in proposed}
         doc.spans[key] = proposed + [doc[s.start: s.end] for s in aligned if (s.start, s.end) not in known]
-    return list(memory.pipe(docs, batch_size=batch_size))
+
+
+GAP_FINDER_THRESHOLDS = (0.2, 0.3, 0.5, 0.7)
+GAP_FINDER_CAPS = (0.5, 1.0, 1.5)
+
+
+def select_gap_finder(nlp: Language, validation: Path, batch_size: int = 64,
+                      thresholds: Sequence[float] = GAP_FINDER_THRESHOLDS, caps: Sequence[float] = GAP_FINDER_CAPS,
+                      finder: str = "span_finder") -> Tuple[Tuple[float, float], Dict]:
+    """The span finder's (threshold, max_per_token) with the best GAP validation F1 (each at its own best
+    probability threshold; ties: the higher threshold and lower cap), at the memory's current decision
+    settings, and the F1 of every pair tried. The token vectors are computed once; per setting the finder
+    and the memory run again. The finder is left set to the best."""
+    finder_pipe, memory = nlp.get_pipe(finder), nlp.get_pipe("entity_memory")
+    rows = list(read_gap_rows(validation))
+    references = [row_to_doc(nlp, row, ConversionReport()) for row in rows]
+    with nlp.select_pipes(disable=[finder, "entity_memory"]):
+        docs = list(nlp.pipe((row.text for row in rows), batch_size=batch_size))
+    tried = {}
+    for threshold in thresholds:
+        for cap in caps:
+            finder_pipe.cfg.update(threshold=threshold, max_per_token=cap)
+            found = list(finder_pipe.pipe(docs, batch_size=batch_size))
+            add_annotated_candidates(found, references, memory.cfg["candidates_key"])
+            predicted = list(memory.pipe(found, batch_size=batch_size))
+            gold, probabilities = _read_probabilities(rows, predicted, references)
+            tried[(threshold, cap)] = select_threshold(gold, probabilities)[1].overall.f1
+    best = max(tried, key=lambda k: (tried[k], k[0], -k[1]))
+    finder_pipe.cfg.update(threshold=best[0], max_per_token=best[1])
+    return best, tried
 
 
 def select_gap_decisions(nlp: Language, validation: Path, batch_size: int = 64,
@@ -77,15 +111,21 @@ def select_gap_decisions(nlp: Language, validation: Path, batch_size: int = 64,
 
 
 def evaluate_gap(nlp: Language, validation: Path, test: Path, output_dir: Path, batch_size: int = 64,
-                 select_decisions: bool = False) -> Dict:
-    """Score GAP validation and test (probability threshold chosen on validation); with ``select_decisions``
-    the memory's decision settings are chosen on validation first (``select_gap_decisions``)."""
+                 select_decisions: bool = False, select_finder: bool = False) -> Dict:
+    """Score GAP validation and test (probability threshold chosen on validation); with ``select_finder``
+    the span finder's threshold and cap are chosen on validation first (``select_gap_finder``), then with
+    ``select_decisions`` the memory's decision settings (``select_gap_decisions``)."""
     output_dir.mkdir(parents=True, exist_ok=True)
     chosen = {}
+    if select_finder:
+        (threshold, cap), tried = select_gap_finder(nlp, validation, batch_size)
+        chosen = {"finder_threshold": threshold, "finder_max_per_token": cap, "finder_selected_on": str(validation),
+                  "finder_tried": {f"{t},{c}": round(f1, 2) for (t, c), f1 in tried.items()}}
     if select_decisions:
         (threshold, bias), tried = select_gap_decisions(nlp, validation, batch_size)
-        chosen = {"entity_threshold": threshold, "new_entity_bias": bias, "decisions_selected_on": str(validation),
-                  "decisions_tried": {f"{t},{b}": round(f1, 2) for (t, b), f1 in tried.items()}}
+        chosen.update({"entity_threshold": threshold, "new_entity_bias": bias,
+                       "decisions_selected_on": str(validation),
+                       "decisions_tried": {f"{t},{b}": round(f1, 2) for (t, b), f1 in tried.items()}})
     val_gold, val_probs, _, _ = pair_probabilities(nlp, validation, batch_size)
     threshold, val_scores = select_threshold(val_gold, val_probs)
     test_gold, test_probs, seconds, words = pair_probabilities(nlp, test, batch_size)

@@ -5,7 +5,7 @@ import pytest
 import spacy
 from spacy.training import Example
 
-from spacy_entmem.evaluation.gap_evaluate import evaluate_gap, select_gap_decisions
+from spacy_entmem.evaluation.gap_evaluate import evaluate_gap, select_gap_decisions, select_gap_finder
 
 from ..conftest import GAP
 from ..pipeline.test_entity_memory_mention import mention_pipeline
@@ -46,3 +46,27 @@ def test_evaluate_gap_reports_the_chosen_settings(gap_nlp, small_gap, tmp_path):
     saved = json.loads((tmp_path / "gap_scores.json").read_text(encoding="utf8"))
     assert saved["entity_threshold"] == result["entity_threshold"]
     assert (tmp_path / "gap-test.system.tsv").read_text(encoding="utf8").count("\n") == 12
+
+
+def test_finder_settings_are_chosen_on_validation_and_left_set(gap_nlp, small_gap):
+    finder = gap_nlp.get_pipe("span_finder")
+    before = (finder.cfg["threshold"], finder.cfg["max_per_token"])
+    best, tried = select_gap_finder(gap_nlp, small_gap, thresholds=(0.3, 0.99), caps=(0.5, 1.5))
+    assert set(tried) == {(0.3, 0.5), (0.3, 1.5), (0.99, 0.5), (0.99, 1.5)}
+    assert tried[best] == max(tried.values())
+    assert (finder.cfg["threshold"], finder.cfg["max_per_token"]) == best
+    # the annotated spans are candidates whatever the finder proposes, so every setting scores the pronouns
+    assert all(0 < f1 <= 100 for f1 in tried.values())
+    finder.cfg.update(threshold=before[0], max_per_token=before[1])
+
+
+def test_evaluate_gap_reports_the_chosen_finder_settings(gap_nlp, small_gap, tmp_path):
+    finder = gap_nlp.get_pipe("span_finder")
+    before = (finder.cfg["threshold"], finder.cfg["max_per_token"])
+    result = evaluate_gap(gap_nlp, small_gap, small_gap, tmp_path, select_finder=True)
+    assert len(result["finder_tried"]) == 12
+    key = f"{result['finder_threshold']},{result['finder_max_per_token']}"
+    assert result["finder_tried"][key] == max(result["finder_tried"].values())
+    assert round(result["validation"]["f1"], 2) == result["finder_tried"][key]
+    assert "entity_threshold" not in result  # decisions were not selected
+    finder.cfg.update(threshold=before[0], max_per_token=before[1])

@@ -315,3 +315,44 @@ def test_put_writes_in_place_only_where_autograd_records_nothing():
     assert updated is not kept and kept.abs().sum() == 0  # training keeps the old memory for backprop
     updated.sum().backward()
     assert values.grad.tolist() == [[1.0, 1.0, 1.0]]
+
+
+def test_the_animacy_feature_compares_people_with_things():
+    from spacy_entmem.nn.memory.mention_memory import BASE_PAIR_FEATURES, PAIR_FEATURE_NAMES
+
+    state = CellState(1, 4)
+    one = numpy.array([True])
+    for cell, attrs in enumerate([(0, 0, 0, 0, 0, 0, 0, 1),     # the park (inanimate head)
+                                  (1, 1, 0, 2, 0, 0, 1, 0),     # Anna (feminine)
+                                  (2, 2, 0, 0, 0, 0, 0, 0)]):   # the visitor (nothing known)
+        state.apply(numpy.array([OVERWRITE]), numpy.array([cell]), numpy.array([attrs]), numpy.array([cell]), 0.98, one)
+    every_cell = (numpy.zeros(4, dtype="int64"), numpy.arange(4))
+    column = PAIR_FEATURE_NAMES.index("animacy agreement")
+    he = state.pair_features(numpy.array([[-1, -1, 4, 1, 1, 0, 0, 0]]), numpy.array([10]), *every_cell)
+    assert he[:, column].tolist() == [2, 1, 0, 0]  # a person vs the park: conflict; vs Anna: both people
+    it = state.pair_features(numpy.array([[-1, -1, 6, 3, 1, 0, 0, 0]]), numpy.array([10]), *every_cell)
+    assert it[:, column].tolist() == [1, 2, 0, 0]  # "it" is a thing: agrees with the park, not with Anna
+    house = state.pair_features(numpy.array([[3, 3, 0, 0, 0, 0, 0, 1]]), numpy.array([10]), *every_cell)
+    assert house[:, column].tolist() == [1, 2, 0, 0]
+    assert state.pair_features(numpy.array([[-1, -1, 4, 1, 1, 0, 0, 0]]), numpy.array([10]), *every_cell,
+                               n_features=BASE_PAIR_FEATURES).shape == (4, BASE_PAIR_FEATURES)
+
+
+def test_a_memory_with_the_animacy_feature_scores_it_and_one_without_ignores_it():
+    X, lengths, spans, n = _inputs(m=3, t=6)
+    park_he = _attributes([(0, 0, 0, 0, 0, 0, 0, 1), (-1, -1, 4, 1, 1, 0, 0, 0), (-1, -1, 4, 1, 1, 0, 0, 0)])
+    thing_he = _attributes([(0, 0, 0, 0, 0, 0, 0, 0), (-1, -1, 4, 1, 1, 0, 0, 0), (-1, -1, 4, 1, 1, 0, 0, 0)])
+    for animacy_feature, differs in ((True, True), (False, False)):
+        torch.manual_seed(0)
+        memory = MentionMemory(input_width=6, hidden_width=8, n_cells=2, mlp_width=8, dropout=0.0,
+                               feature_width=4, animacy_feature=animacy_feature)
+        assert len(memory.pair_embeddings) == 11 + animacy_feature
+        memory.eval()
+        memory.ignore_bias = -50.0
+        with torch.no_grad():
+            a, b = (memory(X, lengths, spans, n, attrs).coref for attrs in (park_he, thing_he))
+        assert torch.allclose(a, b) != differs
+        # disabling the animacy feature changes the scores of the memory that has it, and nothing elsewhere
+        memory.disabled_pair_features = (11,)
+        with torch.no_grad():
+            assert torch.allclose(memory(X, lengths, spans, n, park_he).coref, a) != differs
