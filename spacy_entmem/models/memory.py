@@ -153,36 +153,6 @@ def build_mention_memory(
     return chain(with_mention_attributes(tok2vec), memory_layer(build, n_cells))
 
 
-@registry.architectures("spacy_entmem.MentionMemory.v2")
-def build_mention_memory_v2(
-    tok2vec: Model[List[Doc], List[Floats2d]],
-    hidden_width: int = 200,
-    n_cells: int = 20,
-    mlp_width: int = 200,
-    usage_decay: float = 0.98,
-    dropout: float = 0.3,
-    max_span_width: int = 20,
-    width_embedding: int = 20,
-    feature_width: int = 16,
-    animacy_feature: bool = True,
-) -> Model[Tuple[List[Doc], List[Ints2d], Optional[List[Ints1d]]], MemoryOutput]:
-    """MentionMemory.v1 with one more pair feature when ``animacy_feature`` is on: animacy agreement between
-    the candidate and the cell (person / thing / unknown, from gender cues and the packaged inanimate-noun
-    list, which the candidates' attributes then always consult)."""
-    problems = validate_mention_memory_config(n_cells, hidden_width, mlp_width, usage_decay, dropout,
-                                              max_span_width, width_embedding, feature_width)
-    if problems:
-        raise ValueError("[spacy-entmem] invalid MentionMemory config: " + "; ".join(problems))
-
-    def build(width: int) -> MentionMemory:
-        return MentionMemory(width, hidden_width, n_cells, mlp_width, usage_decay, dropout, max_span_width,
-                             width_embedding, feature_width, animacy_feature)
-
-    model = chain(with_mention_attributes(tok2vec), memory_layer(build, n_cells))
-    model.attrs["animacy_feature"] = bool(animacy_feature)
-    return model
-
-
 def with_mention_attributes(tok2vec: Model) -> Model:
     """(docs, spans, clusters) → (token vectors, None, spans, candidate attributes, clusters)."""
     return Model(ATTRIBUTES_LAYER, attributes_forward, init=spans_init, layers=[tok2vec])
@@ -207,11 +177,11 @@ def attributes_forward(model: Model, X: Tuple, is_train: bool):
 def set_lexicons(model: Model, name_genders: bool, inanimate_nouns: bool = False) -> None:
     """Whether the candidates' attributes consult the packaged name-gender lexicon (gender) and inanimate-noun
     list (inanimate); settings of the component, passed to its model before each call: a saved model's
-    attrs would otherwise win. A model with the animacy pair feature always reads the inanimate-noun list."""
+    attrs would otherwise win."""
     layer = find_layer(model, ATTRIBUTES_LAYER)
     if layer is not None:
         layer.attrs["name_genders"] = bool(name_genders)
-        layer.attrs["inanimate_nouns"] = bool(inanimate_nouns or model.attrs.get("animacy_feature", False))
+        layer.attrs["inanimate_nouns"] = bool(inanimate_nouns)
 
 
 @lru_cache(maxsize=1)

@@ -45,19 +45,16 @@ ATTRIBUTE_FIELDS = ("norm", "head", "pronoun", "gender", "number", "quoted", "pr
 NORM, HEAD, PRONOUN, GENDER, NUMBER, QUOTED, PROPER, INANIMATE = range(len(ATTRIBUTE_FIELDS))
 PADDING_ATTRIBUTES = (-1, -1, 0, 0, 0, 0, 0, 0)  # no string, not a pronoun, nothing known
 PERSONAL_GENDERS = (1, 2)  # masculine, feminine (mention_attributes.MASCULINE / FEMININE)
-NEUTER_GENDER = 3  # mention_attributes.NEUTER: "it", places and organisations of the name lexicon
 N_PRONOUN_CLASSES = 8  # pronoun classes 1..7 (0: not a pronoun)
 DISTANCE_EDGES = numpy.array([1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128, 256, 512, 1024])
 COUNT_EDGES = numpy.array([2, 3, 4, 6, 9, 16])
 MAX_RANK = 12
 # categories of each pair feature (see CellState.pair_features)
-PAIR_FEATURE_SIZES = (3, 3, 3, 3, 4, len(DISTANCE_EDGES) + 1, len(COUNT_EDGES) + 1, MAX_RANK + 1, 4, 2, 2, 3)
+PAIR_FEATURE_SIZES = (3, 3, 3, 3, 4, len(DISTANCE_EDGES) + 1, len(COUNT_EDGES) + 1, MAX_RANK + 1, 4, 2, 2)
 FEATURE_OFFSETS = numpy.cumsum((0,) + PAIR_FEATURE_SIZES[:-1])  # rows of each feature in one joint table
 PAIR_FEATURE_NAMES = ("exact string match", "head match", "gender agreement", "number agreement",
                       "pronoun vs the cell's last mention", "token distance", "cell size", "recency rank",
-                      "quotation", "cell has a proper name", "candidate is a proper name", "animacy agreement")
-# the memories built without the animacy feature (MentionMemory.v1) use the first BASE_PAIR_FEATURES only
-BASE_PAIR_FEATURES = len(PAIR_FEATURE_NAMES) - 1
+                      "quotation", "cell has a proper name", "candidate is a proper name")
 GENDER_AGREEMENT = PAIR_FEATURE_NAMES.index("gender agreement")  # what ``name_agreement`` constrains
 
 
@@ -72,13 +69,6 @@ def put(target: torch.Tensor, index: Tuple[torch.Tensor, ...], values: torch.Ten
 def agreement(a: numpy.ndarray, b: numpy.ndarray) -> numpy.ndarray:
     """0 where either side is unknown, 1 where they agree, 2 where they differ."""
     return numpy.where((a == 0) | (b == 0), 0, numpy.where(a == b, 1, 2))
-
-
-def animacy(gender: numpy.ndarray, inanimate: numpy.ndarray) -> numpy.ndarray:
-    """1 for a person (masculine / feminine), 2 for a thing (neuter, or an inanimate head and no personal
-    gender), 0 unknown."""
-    return numpy.where(numpy.isin(gender, PERSONAL_GENDERS), 1,
-                       numpy.where((gender == NEUTER_GENDER) | (inanimate != 0), 2, 0))
 
 
 class CellState:
@@ -114,10 +104,9 @@ class CellState:
         return self.inanimate & ~numpy.isin(self.gender, PERSONAL_GENDERS)
 
     def pair_features(self, attrs: numpy.ndarray, starts: numpy.ndarray, rows: numpy.ndarray,
-                      cells: numpy.ndarray, n_features: int = len(PAIR_FEATURE_SIZES)) -> numpy.ndarray:
-        """(P, n_features) category ids of the (candidate, cell) pairs (rows[k], cells[k]), the first
-        ``n_features`` of PAIR_FEATURE_NAMES; attrs (B, A) the candidates' attributes
-        (A = len(ATTRIBUTE_FIELDS)), starts (B,) their first tokens."""
+                      cells: numpy.ndarray) -> numpy.ndarray:
+        """(P, F) category ids of the (candidate, cell) pairs (rows[k], cells[k]); attrs (B, A) the
+        candidates' attributes (A = len(ATTRIBUTE_FIELDS)), starts (B,) their first tokens."""
         B, N = self.entity.shape
         exact = numpy.where(self.used, 1, 0)
         head = exact.copy()
@@ -144,16 +133,13 @@ class CellState:
         # 0 = the most recently used cell
         rank = numpy.argsort(numpy.argsort(-self.usage, axis=1, kind="stable"), axis=1, kind="stable")
         quote = 2 * attrs[:, QUOTED, None] + self.last_quoted
-        columns = [
+        features = numpy.stack([
             exact, head,
             agreement(attrs[:, GENDER, None], self.gender), agreement(attrs[:, NUMBER, None], self.number),
             pronoun_relation, distance, count, numpy.minimum(rank, MAX_RANK), quote, self.proper,
             numpy.broadcast_to(attrs[:, PROPER, None], (B, N)),
-        ]
-        if n_features > BASE_PAIR_FEATURES:
-            columns.append(agreement(animacy(attrs[:, GENDER, None], attrs[:, INANIMATE, None]),
-                                     animacy(self.gender, self.inanimate)))
-        return numpy.stack(columns, axis=-1)[rows, cells]
+        ], axis=-1)
+        return features[rows, cells]
 
     def apply(self, actions: numpy.ndarray, cells: numpy.ndarray, attrs: numpy.ndarray, ends: numpy.ndarray,
               decay: float, active: numpy.ndarray) -> None:
@@ -261,12 +247,9 @@ class MentionMemory(nn.Module):
         max_span_width: int = 20,
         width_embedding: int = 20,
         feature_width: int = 16,
-        animacy_feature: bool = False,
     ):
         super().__init__()
         self.n_cells = n_cells
-        # the pair features the similarity MLP reads: the base ones, plus animacy agreement if asked
-        self.n_pair_features = BASE_PAIR_FEATURES + int(animacy_feature)
         self.hidden_width = hidden_width
         self.usage_decay = usage_decay
         self.dropout = nn.Dropout(dropout)
@@ -278,10 +261,9 @@ class MentionMemory(nn.Module):
         candidate_width = hidden_width + feature_width + 2
         self.mention_mlp = nn.Sequential(nn.Linear(candidate_width, mlp_width), nn.ReLU(), nn.Linear(mlp_width, 1))
         self.new_entity_mlp = nn.Sequential(nn.Linear(candidate_width, mlp_width), nn.ReLU(), nn.Linear(mlp_width, 1))
-        self.pair_embeddings = nn.ModuleList(
-            nn.Embedding(size, feature_width) for size in PAIR_FEATURE_SIZES[: self.n_pair_features])
+        self.pair_embeddings = nn.ModuleList(nn.Embedding(size, feature_width) for size in PAIR_FEATURE_SIZES)
         self.similarity_mlp = SplitInputMLP(
-            hidden_width, [hidden_width, hidden_width, feature_width * self.n_pair_features], mlp_width, 1)
+            hidden_width, [hidden_width, hidden_width, feature_width * len(PAIR_FEATURE_SIZES)], mlp_width, 1)
         self.update_gate = nn.Linear(2 * hidden_width, 1)
         # decision offsets at inference (log space): set by the pipeline component
         self.ignore_bias = 0.0
@@ -426,14 +408,12 @@ class MentionMemory(nn.Module):
         rows, cells = numpy.nonzero(state.used & active_t[:, None])
         if not len(rows):
             return scores, None
-        features = state.pair_features(attrs_t, starts_t, rows, cells, self.n_pair_features)
-        disabled = [i for i in self.disabled_pair_features if i < self.n_pair_features]
-        if disabled:
-            features[:, disabled] = 0
+        features = state.pair_features(attrs_t, starts_t, rows, cells)
+        if self.disabled_pair_features:
+            features[:, list(self.disabled_pair_features)] = 0
         rows_t, cells_t = self._tensor(rows), self._tensor(cells)
         # the features' share of the MLP's first layer: one lookup-and-sum in the projected table
-        feature_part = F.embedding_bag(self._tensor(features + FEATURE_OFFSETS[: self.n_pair_features]),
-                                       feature_table, mode="sum")
+        feature_part = F.embedding_bag(self._tensor(features + FEATURE_OFFSETS), feature_table, mode="sum")
         cell_memory = memory[rows_t, cells_t]
         mlp = self.similarity_mlp  # its first layer on [g; m; g⊙m; φ], the m block precomputed per cell
         pre = sim_t[rows_t] + feature_part + memory_part[rows_t, cells_t] + mlp.memory_projs[1](g_t[rows_t] * cell_memory)
