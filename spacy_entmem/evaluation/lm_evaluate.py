@@ -60,11 +60,21 @@ def evaluate_lm(nlp: Language, docs: List[Doc], batch_size: int = 8, cloze_per_d
 
 
 def describe(nlp: Language) -> Dict[str, object]:
-    """The variant, merge function and seed of the scorer's model (for tables)."""
+    """The variant, merge function, regularisation options and seed of the scorer's model (for tables)."""
     scorer = find_scorer(nlp)
     model_cfg = nlp.config["components"][scorer.name]["model"]
     return {"dynamic": model_cfg.get("dynamic"), "merge": model_cfg.get("merge"),
-            "seed": nlp.config["training"].get("seed")}
+            "options": model_options(model_cfg), "seed": nlp.config["training"].get("seed")}
+
+
+def model_options(model_cfg: Dict[str, object]) -> str:
+    """The DNTM options that differ from the paper's set-up, in words ("" for none): a table row per set."""
+    options = []
+    if model_cfg.get("share_embeddings"):
+        options.append("shared embeddings")
+    if model_cfg.get("state_dropout"):
+        options.append(f"state dropout {model_cfg['state_dropout']}")
+    return ", ".join(options)
 
 
 VARIANT_NAMES = {"none": "LSTM LM (baseline) (A)", "input": "With only dynamic input (B)",
@@ -81,22 +91,24 @@ def mean_std(values: List[float]) -> str:
 
 
 def group_table(results: Iterable[Dict[str, object]]) -> str:
-    """Markdown: one row per (variant, merge), mean ± std over seeds, with the paper's Table 2 row."""
+    """Markdown: one row per (variant, merge, options), mean ± std over seeds, with the paper's Table 2 row."""
     rows: Dict[tuple, List[Dict]] = defaultdict(list)
     for result in results:
-        rows[(result["dynamic"], result["merge"])].append(result)
+        rows[(result["dynamic"], result["merge"], result.get("options", ""))].append(result)
     lines = ["| model | merge | seeds | " + " | ".join(GROUP_TITLES.values()) +
              " | cloze MQ | tokens/s | paper (1)–(4), MQ |", "|---|---|---:|" + "---:|" * (len(GROUP_TITLES) + 3)]
     order = {name: i for i, name in enumerate(VARIANT_NAMES)}
-    for (dynamic, merge), found in sorted(rows.items(), key=lambda kv: (order.get(kv[0][0], 9), kv[0][1])):
+    for (dynamic, merge, options), found in sorted(rows.items(),
+                                                   key=lambda kv: (order.get(kv[0][0], 9), kv[0][1], kv[0][2])):
         cells = [mean_std([r["perplexity"][g] for r in found]) for g in GROUP_TITLES]
         speed = statistics.mean(r["tokens_per_second"] for r in found)
         mq = [r["cloze_mq"] for r in found if r.get("cloze_mq") is not None]
         mq_cell = (f"{statistics.mean(mq):.3f}" + (f" ± {statistics.stdev(mq):.3f}" if len(mq) > 1 else "")) if mq else ""
         paper = ""
-        if merge == "gru_relu" or dynamic == "none":
+        if (merge == "gru_relu" or dynamic == "none") and not options:
             paper = " / ".join(f"{v:.1f}" for v in PAPER_TABLE_2.get(dynamic, ())) + f", {PAPER_MQ[dynamic]:.3f}"
-        lines.append(f"| {VARIANT_NAMES.get(dynamic, dynamic)} | {merge if dynamic != 'none' else '—'} | "
+        name = VARIANT_NAMES.get(dynamic, dynamic) + (f", {options}" if options else "")
+        lines.append(f"| {name} | {merge if dynamic != 'none' else '—'} | "
                      f"{len(found)} | " + " | ".join(cells) + f" | {mq_cell} | {speed:,.0f} | {paper} |")
     return "\n".join(lines) + "\n"
 

@@ -32,11 +32,13 @@ def build_dynamic_entity_lm(
     dropout: float = 0.3,
     shortlist: int = 2000,
     state_dropout: float = 0.0,
+    share_embeddings: bool = False,
 ) -> Model[List[LMDocument], torch.Tensor]:
     """The Dynamic Neural Text Model (Kobayashi et al. 2017): ``dynamic`` = "none" (the LSTM LM baseline),
     "input", "output" or "both"; ``merge`` = "gru_relu", "gru", "max" or "latest"; words through torch's
     adaptive softmax with a head of ``shortlist`` words; ``state_dropout`` on the entity states d_k where the
-    LM reads them (training only)."""
+    LM reads them (training only); ``share_embeddings``: the context encoder reads the LM's word embeddings
+    instead of its own."""
     problems = []
     if dynamic not in DYNAMIC:
         problems.append(f"dynamic must be one of {', '.join(DYNAMIC)}, got {dynamic!r}")
@@ -49,7 +51,8 @@ def build_dynamic_entity_lm(
 
     def build(vocab_size: int) -> DynamicEntityLM:
         return DynamicEntityLM(vocab_size, n_slots, embed_width, hidden_width, context_width, dynamic, merge,
-                               dropout, cutoffs=(shortlist,), state_dropout=state_dropout)
+                               dropout, cutoffs=(shortlist,), state_dropout=state_dropout,
+                               share_embeddings=share_embeddings)
 
     return lm_layer(build, n_slots, DNTM)
 

@@ -76,7 +76,7 @@ class DynamicEntityLM(nn.Module):
 
     def __init__(self, vocab_size: int, n_slots: int = 50, embed_width: int = 256, hidden_width: int = 256,
                  context_width: int = 128, dynamic: str = "both", merge: str = "gru_relu", dropout: float = 0.3,
-                 cutoffs: Tuple[int, ...] = (2000,), state_dropout: float = 0.0):
+                 cutoffs: Tuple[int, ...] = (2000,), state_dropout: float = 0.0, share_embeddings: bool = False):
         super().__init__()
         if dynamic not in DYNAMIC:
             raise ValueError(f"dynamic must be one of {DYNAMIC}, got {dynamic!r}")
@@ -96,7 +96,8 @@ class DynamicEntityLM(nn.Module):
         self.uses_context = dynamic != "none"
         self.context_width = context_width
         if self.uses_context:
-            self.context_embedding = nn.Embedding(vocab_size, embed_width)
+            # the context encoder's word embeddings: its own (the paper), or the LM's (``share_embeddings``)
+            self.context_embedding = self.embedding if share_embeddings else nn.Embedding(vocab_size, embed_width)
             # the two directions of the bidirectional context RNN (Eqs. 7-8), run as two LSTMs over sentences
             # padded in length buckets (torch's CPU backward through packed sequences is ~3x slower)
             self.context_forward = nn.LSTM(embed_width, context_width, batch_first=True)

@@ -159,3 +159,22 @@ def test_state_dropout_acts_in_training_only():
     # the first sentence reads no entity state yet; a later entity token does
     assert torch.allclose(trained[0, :6], plain(batch)[0, :6])
     assert not torch.allclose(trained[0, 6:], plain(batch)[0, 6:])
+
+
+def test_shared_embeddings_are_one_table_that_both_encoders_train():
+    torch.manual_seed(0)
+    shared = DynamicEntityLM(VOCAB, n_slots=3, embed_width=8, hidden_width=8, context_width=6, dropout=0.0,
+                             cutoffs=(20,), share_embeddings=True)
+    own = DynamicEntityLM(VOCAB, n_slots=3, embed_width=8, hidden_width=8, context_width=6, dropout=0.0,
+                          cutoffs=(20,))
+    assert shared.context_embedding.weight is shared.embedding.weight
+    assert sum(p.numel() for p in own.parameters()) - sum(p.numel() for p in shared.parameters()) == VOCAB * 8
+    batch = pad_documents(DOCS)
+    logp = shared(batch)
+    logp.sum().backward()
+    # the context encoder's path reaches the shared table: moving it changes the entity states
+    assert shared.embedding.weight.grad is not None
+    with torch.no_grad():
+        before = shared.entity_states(batch).clone()
+        shared.embedding.weight.add_(0.5)
+        assert not torch.allclose(shared.entity_states(batch), before)

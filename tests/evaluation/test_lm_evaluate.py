@@ -1,0 +1,26 @@
+"""The DNTM table over variants and seeds: one row per variant, merge and set of options."""
+from spacy_entmem.evaluation.lm_evaluate import GROUP_TITLES, group_table, model_options
+
+
+def _result(dynamic, seed, all_ppl, options=None):
+    result = {"dynamic": dynamic, "merge": "gru_relu", "seed": seed, "tokens_per_second": 100.0, "cloze_mq": 0.5,
+              "perplexity": {group: all_ppl for group in GROUP_TITLES}}
+    if options is not None:
+        result["options"] = options
+    return result
+
+
+def test_options_name_what_differs_from_the_paper():
+    assert model_options({"dynamic": "both", "state_dropout": 0.0, "share_embeddings": False}) == ""
+    assert model_options({"state_dropout": 0.5, "share_embeddings": True}) == "shared embeddings, state dropout 0.5"
+
+
+def test_runs_with_other_options_get_their_own_row_and_no_paper_numbers():
+    table = group_table([_result("none", 0, 170.0), _result("none", 1, 174.0),
+                         _result("both", 0, 160.0, ""), _result("both", 0, 150.0, "shared embeddings")])
+    rows = table.splitlines()[2:]
+    assert len(rows) == 3
+    assert rows[0].startswith("| LSTM LM (baseline) (A) | — | 2 | 172.0 ± 2.8 |")
+    assert rows[1].startswith("| With dynamic input & output (D) | gru_relu | 1 | 160.0 |") and "60.7" in rows[1]
+    assert rows[2].startswith("| With dynamic input & output (D), shared embeddings | gru_relu | 1 | 150.0 |")
+    assert rows[2].endswith("|  |")  # the paper's row belongs to its own set-up only
