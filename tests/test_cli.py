@@ -232,3 +232,13 @@ def test_inanimate_nouns_command_counts_typed_docs_and_needs_an_input(tmp_path):
     assert load_inanimate_nouns(output) == {"park"} and "1 inanimate head nouns of 2 counted" in flat(result)
     result = runner.invoke(app, ["inanimate-nouns", str(output)])
     assert result.exit_code == 1 and "needs --litbank or at least one --typed-docs file" in flat(result)
+
+
+def test_gap_evaluate_select_finder_needs_a_span_finder(trained_nlp, tmp_path):
+    trained_nlp.to_disk(tmp_path / "pipe")  # a token-level pipeline: no span finder to tune
+    tsv = GAP / "gap-validation.tsv"
+    result = runner.invoke(app, ["gap-evaluate", str(tmp_path / "pipe"), str(tsv), str(tsv), "--output-dir",
+                                 str(tmp_path / "out"), "--select-finder"])
+    assert result.exit_code == 1
+    assert "--select-finder needs a 'span_finder' component" in result.output
+    assert not (tmp_path / "out").exists()
