@@ -24,14 +24,10 @@ def read_texts(path: str):
     return [row[1] for row in rows[1:]]
 
 
-def words_per_second(nlp, texts, batch_size: int, repeats: int, n_process: int = 1) -> float:
-    return max(timed_pass(nlp, texts, batch_size, n_process)[0] for _ in range(repeats))
-
-
-def timed_pass(nlp, texts, batch_size: int, n_process: int = 1):
+def timed_pass(nlp, texts, batch_size: int):
     """(words per wall-clock second, words per CPU second of this process) of one pass over ``texts``."""
     start, cpu_start = time.perf_counter(), time.process_time()
-    words = sum(len(doc) for doc in nlp.pipe(texts, batch_size=batch_size, n_process=n_process))
+    words = sum(len(doc) for doc in nlp.pipe(texts, batch_size=batch_size))
     return words / (time.perf_counter() - start), words / (time.process_time() - cpu_start)
 
 

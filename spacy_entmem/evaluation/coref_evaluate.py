@@ -4,7 +4,7 @@ predicted clusters in CoNLL-2012 format for the reference scorer."""
 import json
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from spacy.language import Language
 from spacy.tokens import Doc, DocBin
@@ -184,13 +184,24 @@ def select_finder_settings(nlp: Language, corpus: Path, batch_size: int = 4,
     references = _read(nlp, corpus)
     with nlp.select_pipes(disable=[finder, "entity_memory"]):
         docs, _ = _predict(nlp, references, batch_size)
+
+    def score() -> float:
+        predicted = list(memory.pipe(finder_pipe.pipe(docs, batch_size=batch_size), batch_size=batch_size))
+        return score_entity_memory([Example(p, r) for p, r in zip(predicted, references)])[f"coref_{metric}_f"]
+
+    return search_finder_grid(finder_pipe, thresholds, caps, score)
+
+
+def search_finder_grid(finder_pipe, thresholds: Sequence[float], caps: Sequence[float],
+                       score: Callable[[], float]) -> Tuple[Tuple[float, float], Dict[Tuple[float, float], float]]:
+    """Set the finder to every (``threshold``, ``max_per_token``) pair and call ``score`` for each; return the
+    best pair (ties: the higher threshold and lower cap, fewer candidates) and every pair's score. The
+    finder is left set to the best."""
     results = {}
     for threshold in thresholds:
         for cap in caps:
             finder_pipe.cfg.update(threshold=threshold, max_per_token=cap)
-            predicted = list(memory.pipe(finder_pipe.pipe(docs, batch_size=batch_size), batch_size=batch_size))
-            results[(threshold, cap)] = score_entity_memory(
-                [Example(p, r) for p, r in zip(predicted, references)])[f"coref_{metric}_f"]
+            results[(threshold, cap)] = score()
     best = max(results, key=lambda k: (results[k], k[0], -k[1]))
     finder_pipe.cfg.update(threshold=best[0], max_per_token=best[1])
     return best, results

@@ -70,23 +70,22 @@ def select_gap_finder(nlp: Language, validation: Path, batch_size: int = 64,
     probability threshold; ties: the higher threshold and lower cap), at the memory's current decision
     settings, and the F1 of every pair tried. The token vectors are computed once; per setting the finder
     and the memory run again. The finder is left set to the best."""
+    from .coref_evaluate import search_finder_grid
+
     finder_pipe, memory = nlp.get_pipe(finder), nlp.get_pipe("entity_memory")
     rows = list(read_gap_rows(validation))
     references = [row_to_doc(nlp, row, ConversionReport()) for row in rows]
     with nlp.select_pipes(disable=[finder, "entity_memory"]):
         docs = list(nlp.pipe((row.text for row in rows), batch_size=batch_size))
-    tried = {}
-    for threshold in thresholds:
-        for cap in caps:
-            finder_pipe.cfg.update(threshold=threshold, max_per_token=cap)
-            found = list(finder_pipe.pipe(docs, batch_size=batch_size))
-            add_annotated_candidates(found, references, memory.cfg["candidates_key"])
-            predicted = list(memory.pipe(found, batch_size=batch_size))
-            gold, probabilities = _read_probabilities(rows, predicted, references)
-            tried[(threshold, cap)] = select_threshold(gold, probabilities)[1].overall.f1
-    best = max(tried, key=lambda k: (tried[k], k[0], -k[1]))
-    finder_pipe.cfg.update(threshold=best[0], max_per_token=best[1])
-    return best, tried
+
+    def score() -> float:
+        found = list(finder_pipe.pipe(docs, batch_size=batch_size))
+        add_annotated_candidates(found, references, memory.cfg["candidates_key"])
+        predicted = list(memory.pipe(found, batch_size=batch_size))
+        gold, probabilities = _read_probabilities(rows, predicted, references)
+        return select_threshold(gold, probabilities)[1].overall.f1
+
+    return search_finder_grid(finder_pipe, thresholds, caps, score)
 
 
 def select_gap_decisions(nlp: Language, validation: Path, batch_size: int = 64,
@@ -110,6 +109,11 @@ def select_gap_decisions(nlp: Language, validation: Path, batch_size: int = 64,
     return best, tried
 
 
+def _by_setting(tried: Dict[Tuple[float, float], float]) -> Dict[str, float]:
+    """F1 per setting pair, keyed "a,b" for JSON."""
+    return {f"{a},{b}": round(f1, 2) for (a, b), f1 in tried.items()}
+
+
 def evaluate_gap(nlp: Language, validation: Path, test: Path, output_dir: Path, batch_size: int = 64,
                  select_decisions: bool = False, select_finder: bool = False) -> Dict:
     """Score GAP validation and test (probability threshold chosen on validation); with ``select_finder``
@@ -120,12 +124,11 @@ def evaluate_gap(nlp: Language, validation: Path, test: Path, output_dir: Path, 
     if select_finder:
         (threshold, cap), tried = select_gap_finder(nlp, validation, batch_size)
         chosen = {"finder_threshold": threshold, "finder_max_per_token": cap, "finder_selected_on": str(validation),
-                  "finder_tried": {f"{t},{c}": round(f1, 2) for (t, c), f1 in tried.items()}}
+                  "finder_tried": _by_setting(tried)}
     if select_decisions:
         (threshold, bias), tried = select_gap_decisions(nlp, validation, batch_size)
         chosen.update({"entity_threshold": threshold, "new_entity_bias": bias,
-                       "decisions_selected_on": str(validation),
-                       "decisions_tried": {f"{t},{b}": round(f1, 2) for (t, b), f1 in tried.items()}})
+                       "decisions_selected_on": str(validation), "decisions_tried": _by_setting(tried)})
     val_gold, val_probs, _, _ = pair_probabilities(nlp, validation, batch_size)
     threshold, val_scores = select_threshold(val_gold, val_probs)
     test_gold, test_probs, seconds, words = pair_probabilities(nlp, test, batch_size)
