@@ -264,6 +264,55 @@ def lm_evaluate(
              f"{result.get('clozes', 0)} clozes; wrote {output}")
 
 
+@app.command("dntm-pretrain-context")
+def dntm_pretrain_context(
+    train: Path = typer.Argument(..., exists=True, help="The LM's training docs (.spacy with coref_clusters_N)"),
+    output: Path = typer.Argument(..., dir_okay=False, help="Write the pre-trained encoder here (a torch file)"),
+    text: List[Path] = typer.Option([], exists=True, dir_okay=False,
+                                    help="Extra raw text: GAP .tsv or WikiText .txt files (repeatable)"),
+    vocab_size: int = typer.Option(10000, help="The LM's vocabulary size (the component's vocab_size)"),
+    embed_width: int = typer.Option(256, help="The LM's embed_width"),
+    context_width: int = typer.Option(128, help="The LM's context_width"),
+    epochs: int = typer.Option(3, min=1),
+    negatives: int = typer.Option(5, min=1, help="Negative samples per position"),
+    seed: int = typer.Option(0),
+    log: Optional[Path] = typer.Option(None, dir_okay=False, help="Write one JSON line per epoch here"),
+) -> None:
+    """Pre-train the Dynamic Neural Text Model's context encoder on a cloze task with negative sampling, as
+    the paper did before training the LM (§5.1), with the vocabulary the LM builds from TRAIN. Start an LM
+    from it with [initialize.components.entity_lm_scorer] pretrained_context = OUTPUT (and the model's
+    freeze_context = true, as the paper)."""
+    import spacy
+    import torch
+
+    from .nn.lm.context_cloze import save_context_encoder
+    from .pipeline.lm_inputs import LMVocabulary
+    from .training.context_pretraining import build_cloze_corpus, pretrain_context_encoder
+
+    torch.set_num_threads(1)
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")
+    from spacy.training import Corpus
+
+    train_docs = [eg.reference for eg in Corpus(train)(nlp)]
+    vocab = LMVocabulary.count(train_docs, vocab_size)
+    corpus = build_cloze_corpus(train_docs, text, nlp, vocab)
+    msg.info(f"cloze corpus: {len(corpus.sentences):,} sentences ({corpus.summary()})")
+    lines = []
+
+    def report(record):
+        msg.text(json.dumps(record))
+        lines.append(json.dumps(record))
+
+    model = pretrain_context_encoder(corpus, len(vocab), embed_width=embed_width, context_width=context_width,
+                                     epochs=epochs, n_negatives=negatives, seed=seed, log=report)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    save_context_encoder(model, vocab.words, output, corpus=corpus.summary(), epochs=epochs, seed=seed)
+    if log is not None:
+        log.write_text("\n".join(lines) + "\n", encoding="utf8")
+    msg.good(f"wrote {output}")
+
+
 @app.command("entity-prediction")
 def entity_prediction(
     model: str = typer.Argument(..., help="Pipeline directory with an EntityNLM entity_lm_scorer"),

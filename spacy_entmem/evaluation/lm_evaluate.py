@@ -63,13 +63,20 @@ def describe(nlp: Language) -> Dict[str, object]:
     """The variant, merge function, regularisation options and seed of the scorer's model (for tables)."""
     scorer = find_scorer(nlp)
     model_cfg = nlp.config["components"][scorer.name]["model"]
+    init_cfg = nlp.config.get("initialize", {}).get("components", {}).get(scorer.name, {})
     return {"dynamic": model_cfg.get("dynamic"), "merge": model_cfg.get("merge"),
-            "options": model_options(model_cfg), "seed": nlp.config["training"].get("seed")}
+            "options": model_options(model_cfg, init_cfg), "seed": nlp.config["training"].get("seed")}
 
 
-def model_options(model_cfg: Dict[str, object]) -> str:
-    """The DNTM options that differ from the paper's set-up, in words ("" for none): a table row per set."""
+def model_options(model_cfg: Dict[str, object], init_cfg: Optional[Dict[str, object]] = None) -> str:
+    """The DNTM's training options, in words ("" for none: everything trained from scratch with the LM):
+    a table row per set."""
     options = []
+    has_encoder = model_cfg.get("dynamic") != "none"
+    if (init_cfg or {}).get("pretrained_context"):
+        options.append("cloze-pretrained " + ("encoder and embeddings" if has_encoder else "embeddings"))
+    if model_cfg.get("freeze_context") and has_encoder:
+        options.append("encoder frozen")
     if model_cfg.get("share_embeddings"):
         options.append("shared embeddings")
     if model_cfg.get("state_dropout"):

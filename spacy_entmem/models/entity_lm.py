@@ -33,12 +33,14 @@ def build_dynamic_entity_lm(
     shortlist: int = 2000,
     state_dropout: float = 0.0,
     share_embeddings: bool = False,
+    freeze_context: bool = False,
 ) -> Model[List[LMDocument], torch.Tensor]:
     """The Dynamic Neural Text Model (Kobayashi et al. 2017): ``dynamic`` = "none" (the LSTM LM baseline),
     "input", "output" or "both"; ``merge`` = "gru_relu", "gru", "max" or "latest"; words through torch's
     adaptive softmax with a head of ``shortlist`` words; ``state_dropout`` on the entity states d_k where the
     LM reads them (training only); ``share_embeddings``: the context encoder reads the LM's word embeddings
-    instead of its own."""
+    instead of its own; ``freeze_context``: the context encoder is not trained with the LM (the paper's set-up,
+    after pre-training it: ``entmem dntm-pretrain-context`` and the component's ``pretrained_context``)."""
     problems = []
     if dynamic not in DYNAMIC:
         problems.append(f"dynamic must be one of {', '.join(DYNAMIC)}, got {dynamic!r}")
@@ -46,13 +48,16 @@ def build_dynamic_entity_lm(
         problems.append(f"merge must be one of {', '.join(MERGES)}, got {merge!r}")
     if not 0.0 <= state_dropout < 1.0:
         problems.append(f"state_dropout must be in [0, 1), got {state_dropout}")
+    if freeze_context and share_embeddings:
+        problems.append("freeze_context cannot go with share_embeddings (the frozen encoder would freeze the "
+                        "LM's own word embeddings)")
     check_sizes("DynamicEntityLM", problems, dropout, n_slots=n_slots, embed_width=embed_width,
                 hidden_width=hidden_width, context_width=context_width, shortlist=shortlist)
 
     def build(vocab_size: int) -> DynamicEntityLM:
         return DynamicEntityLM(vocab_size, n_slots, embed_width, hidden_width, context_width, dynamic, merge,
                                dropout, cutoffs=(shortlist,), state_dropout=state_dropout,
-                               share_embeddings=share_embeddings)
+                               share_embeddings=share_embeddings, freeze_context=freeze_context)
 
     return lm_layer(build, n_slots, DNTM)
 

@@ -16,6 +16,7 @@ CoreLM (``spacy_entmem.EntityGatedLM.v1``) reads the pretrained base LM's own su
 of each piece (``lm_pieces``): ``Token._.lm_logprob`` is the sum of the token's pieces' log p,
 ``Doc._.perplexity`` is per word (the pieces' total over the doc's non-space tokens), as CoreLM reports it.
 """
+from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional
 
 import numpy
@@ -30,6 +31,8 @@ from spacy.vocab import Vocab
 from thinc.api import Model
 
 from ..models.entity_lm import CORELM, ENTITYNLM, LM_LAYER, build_lm_module, pad_documents
+from ..nn.lm.dntm import DynamicEntityLM
+from ..nn.lm.context_cloze import load_context_encoder
 from ..nn.lm.entitynlm import EntityNLMOutput
 from ..models.memory import find_layer
 from .lm_inputs import NO_TOKEN, LMDocument, LMVocabulary, chain_keys, group_perplexities, lm_document, perplexity
@@ -259,13 +262,24 @@ class EntityLMScorer(TrainablePipe):
     def get_loss(self, examples, scores):
         raise NotImplementedError("[spacy-entmem] entity_lm_scorer computes its loss in update()")
 
-    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:
+    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
+                   pretrained_context: Optional[Path] = None) -> None:
+        """Build the vocabulary from the training docs and the model. ``pretrained_context``: a context
+        encoder pre-trained by ``entmem dntm-pretrain-context`` to start the Dynamic Neural Text Model from
+        (its word embeddings initialise the LM's; set in ``[initialize.components.entity_lm_scorer]``)."""
         validate_get_examples(get_examples, "EntityLMScorer.initialize")
         docs = [eg.reference for eg in get_examples()]
         # CoreLM reads the base LM's own pieces: no word vocabulary
         self.lm_vocab = LMVocabulary([]) if self.is_corelm else LMVocabulary.count(docs, self.cfg["vocab_size"])
         build_lm_module(self._layer, len(self.lm_vocab))
         self.model.initialize()
+        if pretrained_context is not None:
+            module = self.torch_model()
+            if not isinstance(module, DynamicEntityLM):
+                raise ValueError(f"[spacy-entmem] {self.name}: pretrained_context is for the Dynamic Neural Text "
+                                 f"Model (spacy_entmem.DynamicEntityLM.v1), not {type(module).__name__}")
+            saved = load_context_encoder(pretrained_context)
+            module.load_pretrained(saved["state"], saved["words"], self.lm_vocab.words)
 
     def add_label(self, label: str) -> int:
         raise NotImplementedError("[spacy-entmem] entity_lm_scorer has no labels")

@@ -13,6 +13,12 @@ def _result(dynamic, seed, all_ppl, options=None):
 def test_options_name_what_differs_from_the_paper():
     assert model_options({"dynamic": "both", "state_dropout": 0.0, "share_embeddings": False}) == ""
     assert model_options({"state_dropout": 0.5, "share_embeddings": True}) == "shared embeddings, state dropout 0.5"
+    pretrained = {"pretrained_context": "training/dntm_context/encoder.pt"}
+    assert model_options({"dynamic": "both", "freeze_context": True}, pretrained) == (
+        "cloze-pretrained encoder and embeddings, encoder frozen")
+    # the baseline has no encoder: its row says what it took
+    assert model_options({"dynamic": "none", "freeze_context": True}, pretrained) == "cloze-pretrained embeddings"
+    assert model_options({"dynamic": "both"}, {"pretrained_context": None}) == ""
 
 
 def test_runs_with_other_options_get_their_own_row_and_no_paper_numbers():

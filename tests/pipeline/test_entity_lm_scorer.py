@@ -24,12 +24,14 @@ def gold_doc(nlp, text, clusters):
     return doc
 
 
-def trained(steps=15, base=TINY_LM, **config):
+def trained(steps=15, base=TINY_LM, initialize=None, **config):
     spacy.util.fix_random_seed(0)
     nlp = spacy.blank("en")
     pipe = nlp.add_pipe("entity_lm_scorer", config={"model": dict(base, **config.pop("model", {})),
                                                     "vocab_size": 30, **config})
     examples = [Example(gold_doc(nlp, t, c), gold_doc(nlp, t, c)) for t, c in TEXTS]
+    if initialize:
+        nlp.config["initialize"]["components"]["entity_lm_scorer"] = initialize
     optimizer = nlp.initialize(lambda: examples)
     optimizer.learn_rate = 0.01
     losses = [pipe.update(examples, sgd=optimizer)["entity_lm_scorer"] for _ in range(steps)]
@@ -279,3 +281,27 @@ def test_corelm_reads_the_clusters_of_an_entity_memory_before_it(tiny_corelm):
     assert all(t._.lm_logprob is not None for t in doc if not t.is_space)
     plain = scorer.to_lm(coref.make_doc(text))
     assert not plain.entities.any() and (plain.ids == pieces.ids).all()
+
+
+def test_a_dntm_starts_from_a_pretrained_context_encoder_and_keeps_it_frozen(tmp_path):
+    import torch
+
+    from spacy_entmem.nn.lm.context_cloze import ContextCloze, save_context_encoder
+    from spacy_entmem.pipeline.lm_inputs import LMVocabulary
+
+    nlp = spacy.blank("en")
+    words = LMVocabulary.count([gold_doc(nlp, t, c) for t, c in TEXTS], 30).words
+    torch.manual_seed(3)
+    encoder = ContextCloze(30, embed_width=16, context_width=8)
+    save_context_encoder(encoder, list(reversed(words)), tmp_path / "encoder.pt")  # another word order
+    pretrained, examples, losses = trained(steps=5, model={"freeze_context": True},
+                                           initialize={"pretrained_context": str(tmp_path / "encoder.pt")})
+    lm = pretrained.get_pipe("entity_lm_scorer").torch_model()
+    table = encoder.context_embedding.weight
+    anna = words.index("anna")
+    source_row = 4 + list(reversed(words)).index("anna")
+    assert torch.equal(lm.context_embedding.weight[4 + anna], table[source_row])  # frozen: unchanged
+    assert not torch.equal(lm.embedding.weight[4 + anna], table[source_row])  # the LM's own: trained on
+    assert losses[-1] < losses[0]
+    with pytest.raises(ValueError, match="pretrained_context is for the Dynamic Neural Text Model"):
+        trained(steps=1, base=TINY_ENTITYNLM, initialize={"pretrained_context": str(tmp_path / "encoder.pt")})

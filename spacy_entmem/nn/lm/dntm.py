@@ -17,7 +17,7 @@ Sentence i+1 reads the merged d_e: a token's probability never depends on its ow
 d_e starts at zero, so before its first context an entity's embeddings are the static ones.
 """
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import torch
 from torch import nn
@@ -76,8 +76,12 @@ class DynamicEntityLM(nn.Module):
 
     def __init__(self, vocab_size: int, n_slots: int = 50, embed_width: int = 256, hidden_width: int = 256,
                  context_width: int = 128, dynamic: str = "both", merge: str = "gru_relu", dropout: float = 0.3,
-                 cutoffs: Tuple[int, ...] = (2000,), state_dropout: float = 0.0, share_embeddings: bool = False):
+                 cutoffs: Tuple[int, ...] = (2000,), state_dropout: float = 0.0, share_embeddings: bool = False,
+                 freeze_context: bool = False):
         super().__init__()
+        if freeze_context and share_embeddings:
+            raise ValueError("freeze_context cannot go with share_embeddings: the frozen encoder would freeze the "
+                             "LM's own word embeddings")
         if dynamic not in DYNAMIC:
             raise ValueError(f"dynamic must be one of {DYNAMIC}, got {dynamic!r}")
         if merge not in MERGES:
@@ -107,6 +111,46 @@ class DynamicEntityLM(nn.Module):
                 self.merge_cell = nn.GRUCell(context_width, context_width)
             self.to_input = nn.Linear(context_width, embed_width, bias=False)    # W_dx
             self.to_output = nn.Linear(context_width, hidden_width, bias=False)  # W_dy
+            if freeze_context:  # the paper's set-up: a pre-trained encoder, fixed while the LM trains
+                for part in self.context_encoder_parts():
+                    part.requires_grad_(False)
+
+    def context_encoder_parts(self) -> List[nn.Module]:
+        """The context encoder (Eqs. 6-8): its word embeddings, the two LSTM directions, W_hd."""
+        if not self.uses_context:
+            return []
+        return [self.context_embedding, self.context_forward, self.context_backward, self.context_projection]
+
+    def load_pretrained(self, state: Dict[str, torch.Tensor], source_words: Sequence[str],
+                        target_words: Sequence[str]) -> int:
+        """Start from a pre-trained context encoder (``ContextCloze.encoder_state``, over the vocabulary
+        ``source_words``) as the paper does: its word embeddings initialise the LM's input embeddings (the
+        baseline's too) and, mapped word by word onto this model's vocabulary ``target_words`` (words it lacks
+        start as its unknown word), the encoder's; the entity slots' static input embeddings start as the
+        anonymised token's. Returns how many of ``target_words`` the pre-trained vocabulary has."""
+        table = state["context_embedding.weight"]
+        if table.shape[1] != self.embedding.embedding_dim:
+            raise ValueError(f"the pre-trained context encoder's word embeddings are {table.shape[1]} wide, "
+                             f"this model's embed_width is {self.embedding.embedding_dim}")
+        source = {word: i for i, word in enumerate(source_words, start=N_SPECIAL)}
+        rows = list(range(N_SPECIAL)) + [source.get(word, UNKNOWN) for word in target_words]
+        if len(rows) != self.vocab_size:
+            raise ValueError(f"{len(target_words)} words + {N_SPECIAL} special tokens do not make this model's "
+                             f"vocabulary of {self.vocab_size}")
+        mapped = table[torch.tensor(rows)].to(self.embedding.weight)
+        with torch.no_grad():
+            self.embedding.weight.copy_(mapped)
+            self.static_input.weight.copy_(mapped[ENTITY].expand_as(self.static_input.weight))
+            if self.uses_context:
+                width = state["context_projection.weight"].shape[0]
+                if width != self.context_width:
+                    raise ValueError(f"the pre-trained context encoder is {width} wide, this model's "
+                                     f"context_width is {self.context_width}")
+                self.context_embedding.weight.copy_(mapped)
+                for part in ("context_forward", "context_backward", "context_projection"):
+                    getattr(self, part).load_state_dict(
+                        {key.split(".", 1)[1]: value for key, value in state.items() if key.startswith(part + ".")})
+        return sum(word in source for word in target_words)
 
     def forward(self, batch: LMBatch, state: Optional["ReaderState"] = None) -> torch.Tensor:
         """(B, T) log p of every token given the tokens before it (0 at each BOS and at padding)."""
