@@ -75,6 +75,8 @@ def model_options(model_cfg: Dict[str, object], init_cfg: Optional[Dict[str, obj
     has_encoder = model_cfg.get("dynamic") != "none"
     if (init_cfg or {}).get("pretrained_context"):
         options.append("cloze-pretrained " + ("encoder and embeddings" if has_encoder else "embeddings"))
+        if not init_cfg.get("slots_as_anonymised", True):
+            options.append("slots' own start")
     if model_cfg.get("freeze_context") and has_encoder:
         options.append("encoder frozen")
     if model_cfg.get("share_embeddings"):

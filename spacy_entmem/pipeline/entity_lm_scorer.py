@@ -263,10 +263,12 @@ class EntityLMScorer(TrainablePipe):
         raise NotImplementedError("[spacy-entmem] entity_lm_scorer computes its loss in update()")
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
-                   pretrained_context: Optional[Path] = None) -> None:
+                   pretrained_context: Optional[Path] = None, slots_as_anonymised: bool = True) -> None:
         """Build the vocabulary from the training docs and the model. ``pretrained_context``: a context
         encoder pre-trained by ``entmem dntm-pretrain-context`` to start the Dynamic Neural Text Model from
-        (its word embeddings initialise the LM's; set in ``[initialize.components.entity_lm_scorer]``)."""
+        (its word embeddings initialise the LM's; set in ``[initialize.components.entity_lm_scorer]``);
+        ``slots_as_anonymised``: the entity slots' input embeddings all start as the pre-trained anonymised
+        token's, as the paper (false: they keep their random start)."""
         validate_get_examples(get_examples, "EntityLMScorer.initialize")
         docs = [eg.reference for eg in get_examples()]
         # CoreLM reads the base LM's own pieces: no word vocabulary
@@ -279,7 +281,7 @@ class EntityLMScorer(TrainablePipe):
                 raise ValueError(f"[spacy-entmem] {self.name}: pretrained_context is for the Dynamic Neural Text "
                                  f"Model (spacy_entmem.DynamicEntityLM.v1), not {type(module).__name__}")
             saved = load_context_encoder(pretrained_context)
-            module.load_pretrained(saved["state"], saved["words"], self.lm_vocab.words)
+            module.load_pretrained(saved["state"], saved["words"], self.lm_vocab.words, slots_as_anonymised)
 
     def add_label(self, label: str) -> int:
         raise NotImplementedError("[spacy-entmem] entity_lm_scorer has no labels")

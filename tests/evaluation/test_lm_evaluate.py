@@ -19,6 +19,8 @@ def test_options_name_what_differs_from_the_paper():
     # the baseline has no encoder: its row says what it took
     assert model_options({"dynamic": "none", "freeze_context": True}, pretrained) == "cloze-pretrained embeddings"
     assert model_options({"dynamic": "both"}, {"pretrained_context": None}) == ""
+    assert model_options({"dynamic": "none"}, dict(pretrained, slots_as_anonymised=False)) == (
+        "cloze-pretrained embeddings, slots' own start")
 
 
 def test_runs_with_other_options_get_their_own_row_and_no_paper_numbers():

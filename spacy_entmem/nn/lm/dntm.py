@@ -122,12 +122,13 @@ class DynamicEntityLM(nn.Module):
         return [self.context_embedding, self.context_forward, self.context_backward, self.context_projection]
 
     def load_pretrained(self, state: Dict[str, torch.Tensor], source_words: Sequence[str],
-                        target_words: Sequence[str]) -> int:
+                        target_words: Sequence[str], slots_as_anonymised: bool = True) -> int:
         """Start from a pre-trained context encoder (``ContextCloze.encoder_state``, over the vocabulary
         ``source_words``) as the paper does: its word embeddings initialise the LM's input embeddings (the
         baseline's too) and, mapped word by word onto this model's vocabulary ``target_words`` (words it lacks
-        start as its unknown word), the encoder's; the entity slots' static input embeddings start as the
-        anonymised token's. Returns how many of ``target_words`` the pre-trained vocabulary has."""
+        start as its unknown word), the encoder's; with ``slots_as_anonymised`` the entity slots' static input
+        embeddings all start as the anonymised token's (the paper), else they keep their random start. Returns
+        how many of ``target_words`` the pre-trained vocabulary has."""
         table = state["context_embedding.weight"]
         if table.shape[1] != self.embedding.embedding_dim:
             raise ValueError(f"the pre-trained context encoder's word embeddings are {table.shape[1]} wide, "
@@ -140,7 +141,8 @@ class DynamicEntityLM(nn.Module):
         mapped = table[torch.tensor(rows)].to(self.embedding.weight)
         with torch.no_grad():
             self.embedding.weight.copy_(mapped)
-            self.static_input.weight.copy_(mapped[ENTITY].expand_as(self.static_input.weight))
+            if slots_as_anonymised:
+                self.static_input.weight.copy_(mapped[ENTITY].expand_as(self.static_input.weight))
             if self.uses_context:
                 width = state["context_projection.weight"].shape[0]
                 if width != self.context_width:

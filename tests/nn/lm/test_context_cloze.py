@@ -91,6 +91,13 @@ def test_the_baseline_takes_the_pretrained_word_embeddings_only(tmp_path):
     assert not hasattr(baseline, "context_forward")
 
 
+def test_slots_can_keep_their_random_start():
+    model = lm()
+    before = model.static_input.weight.detach().clone()
+    model.load_pretrained(cloze().encoder_state(), SOURCE_WORDS, SOURCE_WORDS, slots_as_anonymised=False)
+    assert torch.equal(model.static_input.weight, before) and len(set(map(tuple, before.tolist()))) == 3
+
+
 def test_a_frozen_encoder_gets_no_gradient_while_the_lm_trains():
     model = lm(freeze_context=True).train()
     logp = model(pad_documents(DOCS))
