@@ -136,22 +136,25 @@ def plot_learning_curves(records: List[Dict], path: Path, title: str = "") -> No
     plt.close(fig)
 
 
-def plot_lm_by_position(results: List[Dict], path: Path) -> None:
+def plot_lm_by_position(results: List[Dict], path: Path) -> Dict[str, numpy.ndarray]:
     """Perplexity against the relative position in the document (the Dynamic Neural Text Model's Fig. 4),
-    one line per (variant, merge): the mean over seeds."""
+    one line per (variant, merge, options), as the table's rows: the mean over seeds (returned by label)."""
     plt = _pyplot()
     lines: Dict[str, List[List[float]]] = {}
     for result in results:
         label = result["dynamic"] if result["dynamic"] == "none" else f"{result['dynamic']} ({result['merge']})"
+        if result.get("options"):
+            label += f", {result['options']}"
         lines.setdefault(label, []).append(result["perplexity_by_position"])
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for label, curves in sorted(lines.items()):
-        values = numpy.asarray(curves, dtype=float).mean(axis=0)
+    fig, ax = plt.subplots(figsize=(8, 5))
+    means = {label: numpy.asarray(curves, dtype=float).mean(axis=0) for label, curves in sorted(lines.items())}
+    for label, values in means.items():
         ax.plot((numpy.arange(len(values)) + 0.5) / len(values), values, marker="o", label=label)
     ax.set_xlabel("relative position in the document")
     ax.set_ylabel("perplexity")
-    ax.legend()
+    ax.legend(fontsize="small")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
     plt.close(fig)
+    return means

@@ -42,3 +42,17 @@ def test_learning_curves_plot_reads_a_training_log(tmp_path):
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 5000
     with pytest.raises(ValueError, match="no evaluations"):
         plot_learning_curves([], tmp_path / "empty.png")
+
+
+def test_perplexity_by_position_has_a_line_per_variant_and_option_set(tmp_path):
+    from spacy_entmem.evaluation.plots import plot_lm_by_position
+
+    def result(dynamic, seed_curve, options=""):
+        return {"dynamic": dynamic, "merge": "gru_relu", "options": options, "perplexity_by_position": seed_curve}
+
+    lines = plot_lm_by_position([result("none", [10.0, 20.0]), result("none", [12.0, 22.0]),
+                                 result("none", [5.0, 6.0], "cloze-pretrained embeddings"),
+                                 result("both", [8.0, 9.0], "encoder frozen")], tmp_path / "pos.png")
+    assert sorted(lines) == ["both (gru_relu), encoder frozen", "none", "none, cloze-pretrained embeddings"]
+    assert lines["none"].tolist() == [11.0, 21.0]  # the mean over seeds
+    assert (tmp_path / "pos.png").stat().st_size > 0
