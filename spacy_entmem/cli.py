@@ -284,6 +284,7 @@ def dntm_pretrain_context(
     freeze_context = true, as the paper)."""
     import spacy
     import torch
+    from spacy.training import Corpus
 
     from .nn.lm.context_cloze import save_context_encoder
     from .pipeline.lm_inputs import LMVocabulary
@@ -292,8 +293,6 @@ def dntm_pretrain_context(
     torch.set_num_threads(1)
     nlp = spacy.blank("en")
     nlp.add_pipe("sentencizer")
-    from spacy.training import Corpus
-
     train_docs = [eg.reference for eg in Corpus(train)(nlp)]
     vocab = LMVocabulary.count(train_docs, vocab_size)
     corpus = build_cloze_corpus(train_docs, text, nlp, vocab)

@@ -16,7 +16,7 @@ from spacy.tokens import Doc
 from ..corpora.gap import read_gap_rows
 from ..corpora.zero_shot import wikitext_articles
 from ..nn.lm.context_cloze import ContextCloze, cloze_positions, negative_sampler
-from ..nn.lm.dntm import BOS, EOS, N_SPECIAL
+from ..nn.lm.dntm import N_SPECIAL
 from ..pipeline.lm_inputs import LMVocabulary, lm_document
 
 MAX_SENTENCE = 100  # longer sentences are cut (the cloze needs local context only)
@@ -56,25 +56,17 @@ def raw_texts(path: Path) -> Iterator[str]:
         raise ValueError(f"[spacy-entmem] {path}: extra cloze text must be a GAP .tsv or a WikiText .txt file")
 
 
-def text_sentences(doc: Doc, vocab: LMVocabulary) -> Iterator[numpy.ndarray]:
-    """A raw doc's sentences as ``<bos> lowercased words <eos>`` ids (white space dropped)."""
-    for sent in doc.sents:
-        ids = [vocab(t.lower_) for t in sent if not t.is_space]
-        yield numpy.asarray([BOS] + ids + [EOS], dtype="int64")
-
-
 def build_cloze_corpus(train_docs: Sequence[Doc], extra: Iterable[Path], nlp: Language, vocab: LMVocabulary,
                        cluster_prefix: str = "coref_clusters", n_slots: int = 80) -> ClozeCorpus:
     """The LM's training docs as the LM reads them, then each extra file's texts split into sentences by
-    ``nlp`` (which must set sentence boundaries)."""
+    ``nlp`` (which must set sentence boundaries) and read the same way (they have no clusters, so only words)."""
     corpus = ClozeCorpus()
-    for doc in train_docs:
-        for sentence in lm_document(doc, vocab, cluster_prefix, n_slots).words:
-            corpus.add("LM training docs", sentence)
-    for path in extra:
-        for doc in nlp.pipe(raw_texts(Path(path)), batch_size=64):
-            for sentence in text_sentences(doc, vocab):
-                corpus.add(Path(path).name, sentence)
+    sources = [("LM training docs", train_docs)]
+    sources += [(Path(path).name, nlp.pipe(raw_texts(Path(path)), batch_size=64)) for path in extra]
+    for source, docs in sources:
+        for doc in docs:
+            for sentence in lm_document(doc, vocab, cluster_prefix, n_slots).words:
+                corpus.add(source, sentence)
     return corpus
 
 
@@ -136,11 +128,11 @@ def pretrain_context_encoder(corpus: ClozeCorpus, vocab_size: int, *, embed_widt
             fixed = torch.Generator().manual_seed(seed)  # the same negatives every epoch: comparable losses
             held_losses = [float(batch_loss([held[i] for i in indices], fixed))
                            for indices in length_batches(held, batch_size, random.Random(0))]
-        held_loss = float(numpy.mean(held_losses)) if held_losses else float("-inf")
-        if best is None or held_loss < best[0]:
+        held_loss = float(numpy.mean(held_losses)) if held_losses else None
+        if best is None or not held_losses or held_loss < best[0]:
             best = (held_loss, epoch + 1, copy.deepcopy(model.state_dict()))
         log({"epoch": epoch + 1, "train_loss": total / max(n, 1),
-             "held_out_loss": held_loss if held_losses else None, "best_epoch": best[1]})
+             "held_out_loss": held_loss, "best_epoch": best[1]})
     model.load_state_dict(best[2])
     model.eval()
     return model

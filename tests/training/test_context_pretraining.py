@@ -80,6 +80,11 @@ def test_pretraining_keeps_the_epoch_with_the_lowest_held_out_loss():
     assert [r["epoch"] for r in records] == [1, 2, 3]
     best = min(records, key=lambda r: r["held_out_loss"])
     assert records[-1]["best_epoch"] == best["epoch"] and not model.training
+    # nothing held out: the last epoch is kept
+    records = []
+    pretrain_context_encoder(corpus, 30, embed_width=8, context_width=4, epochs=2, held_out=0.0,
+                             log=records.append)
+    assert [(r["held_out_loss"], r["best_epoch"]) for r in records] == [(None, 1), (None, 2)]
     with pytest.raises(ValueError, match="no sentence of more than one word"):
         pretrain_context_encoder(ClozeCorpus(), 30)
 

@@ -17,9 +17,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from .dntm import BOS, EOS, UNKNOWN, DynamicEntityLM
-
-ENCODER_PARTS = ("context_embedding", "context_forward", "context_backward", "context_projection")
+from .dntm import BOS, ENCODER_PARTS, EOS, UNKNOWN, DynamicEntityLM
 
 
 class ContextCloze(nn.Module):

@@ -27,6 +27,8 @@ UNKNOWN, BOS, EOS, ENTITY = 0, 1, 2, 3  # word ids of the special tokens; words 
 N_SPECIAL = 4
 NO_ENTITY = -1
 MERGES = ("gru_relu", "gru", "max", "latest")
+# the context encoder's modules (Eqs. 6-8): its word embeddings, the two LSTM directions, W_hd
+ENCODER_PARTS = ("context_embedding", "context_forward", "context_backward", "context_projection")
 DYNAMIC = ("none", "input", "output", "both")
 
 
@@ -116,10 +118,8 @@ class DynamicEntityLM(nn.Module):
                     part.requires_grad_(False)
 
     def context_encoder_parts(self) -> List[nn.Module]:
-        """The context encoder (Eqs. 6-8): its word embeddings, the two LSTM directions, W_hd."""
-        if not self.uses_context:
-            return []
-        return [self.context_embedding, self.context_forward, self.context_backward, self.context_projection]
+        """The context encoder's modules (``ENCODER_PARTS``); none for the baseline."""
+        return [getattr(self, name) for name in ENCODER_PARTS] if self.uses_context else []
 
     def load_pretrained(self, state: Dict[str, torch.Tensor], source_words: Sequence[str],
                         target_words: Sequence[str], slots_as_anonymised: bool = True) -> int:
@@ -149,7 +149,7 @@ class DynamicEntityLM(nn.Module):
                     raise ValueError(f"the pre-trained context encoder is {width} wide, this model's "
                                      f"context_width is {self.context_width}")
                 self.context_embedding.weight.copy_(mapped)
-                for part in ("context_forward", "context_backward", "context_projection"):
+                for part in ENCODER_PARTS[1:]:  # the embeddings are mapped above, the rest loads as it is
                     getattr(self, part).load_state_dict(
                         {key.split(".", 1)[1]: value for key, value in state.items() if key.startswith(part + ".")})
         return sum(word in source for word in target_words)
