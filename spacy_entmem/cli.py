@@ -359,6 +359,9 @@ def lm_marginal(
     samples: int = typer.Option(100, help="Samples from Q per document"),
     repeats: int = typer.Option(3, help="Independent runs (their spread is the estimate's)"),
     seed: int = typer.Option(0, help="Seed of the first run"),
+    resample_below: float = typer.Option(0.0, min=0.0, max=1.0, help="Resample the samples at a sentence end "
+                                         "when their effective sample size is below this share of them "
+                                         "(sequential Monte Carlo); 0: importance sampling, the paper's"),
 ) -> None:
     """EntityNLM's marginal word perplexity by importance sampling (Ji et al. 2017, §5.1), averaged per
     document, next to an LSTM LM's perplexity on the same tokens."""
@@ -370,9 +373,10 @@ def lm_marginal(
     nlp, q = load_pipeline(model), load_pipeline(proposal)
     docs = [doc for path in corpus for doc in read_docs(nlp, path)]
     result = {"model": model, "proposal": proposal, "corpus": " + ".join(map(str, corpus)),
-              **marginal_perplexity(find_scorer(nlp), find_scorer(q), docs, samples, repeats, seed)}
+              **marginal_perplexity(find_scorer(nlp), find_scorer(q), docs, samples, repeats, seed, resample_below)}
     line = (f"EntityNLM marginal perplexity {result['perplexity']:.2f} ± {result['perplexity_std']:.2f} "
-            f"({repeats} runs of {samples} samples per document; mean ESS {result['mean_ess']:.1f})")
+            f"({result['method']}, {repeats} runs of {samples} samples per document; mean ESS "
+            f"{result['mean_ess']:.1f}, resampled {result['resamples_per_document']:.1f} times per document)")
     if baseline:
         lm = load_pipeline(baseline)
         plain = evaluate_lm(lm, [doc for path in corpus for doc in read_docs(lm, path)])

@@ -181,6 +181,15 @@ def test_entity_prediction_and_lm_marginal_commands(tmp_path):
     assert result.exit_code == 0, result.output
     marginal = json.loads((tmp_path / "m.json").read_text())
     assert len(marginal["runs"]) == 2 and marginal["perplexity"] > 1
+    assert marginal["method"] == "importance sampling"
+    result = runner.invoke(app, ["lm-marginal", str(tmp_path / "p"), str(tmp_path / "q"), str(tmp_path / "test.spacy"),
+                                 "--samples", "4", "--repeats", "1", "--resample-below", "1",
+                                 "--output", str(tmp_path / "smc.json")])
+    assert result.exit_code == 0 and "sequential Monte Carlo" in result.output, result.output
+    assert json.loads((tmp_path / "smc.json").read_text())["resamples_per_document"] == 2
+    too_high = runner.invoke(app, ["lm-marginal", str(tmp_path / "p"), str(tmp_path / "q"), str(tmp_path / "test.spacy"),
+                                   "--resample-below", "2", "--output", str(tmp_path / "y.json")])
+    assert too_high.exit_code != 0 and "resample-below" in too_high.output
     swapped = runner.invoke(app, ["lm-marginal", str(tmp_path / "q"), str(tmp_path / "p"), str(tmp_path / "test.spacy"),
                                   "--output", str(tmp_path / "x.json")])
     assert swapped.exit_code != 0 and "discriminative" in str(swapped.exception)

@@ -88,9 +88,26 @@ def model_options(model_cfg: Dict[str, object], init_cfg: Optional[Dict[str, obj
 
 VARIANT_NAMES = {"none": "LSTM LM (baseline) (A)", "input": "With only dynamic input (B)",
                  "output": "With only dynamic output (C)", "both": "With dynamic input & output (D)"}
-PAPER_MQ = {"none": 0.525, "input": 0.630, "output": 0.519, "both": 0.642}  # Table 4, GRU-ReLU
-PAPER_TABLE_2 = {"none": (64.8, 48.0, 128.6, 68.5), "input": (62.8, 42.4, 109.5, 66.4),
-                 "output": (62.5, 35.9, 129.0, 69.5), "both": (60.7, 34.0, 106.8, 67.6)}
+# the paper's test perplexities (1)-(4) and cloze MQ per (variant, merge): Tables 2-4
+PAPER_ROWS = {
+    ("none", None): (64.8, 48.0, 128.6, 68.5, 0.525),
+    ("input", "gru_relu"): (62.8, 42.4, 109.5, 66.4, 0.630), ("input", "gru"): (63.2, 43.3, 111.2, 66.8, 0.633),
+    ("input", "max"): (63.6, 45.0, 116.0, 67.0, 0.617), ("input", "latest"): (64.0, 44.1, 127.6, 67.5, 0.600),
+    ("output", "gru_relu"): (62.5, 35.9, 129.0, 69.5, 0.519), ("output", "gru"): (62.6, 39.0, 121.1, 69.1, 0.522),
+    ("output", "max"): (62.2, 41.1, 126.9, 68.4, 0.519), ("output", "latest"): (64.9, 49.8, 129.1, 70.6, 0.519),
+    ("both", "gru_relu"): (60.7, 34.0, 106.8, 67.6, 0.642), ("both", "gru"): (60.9, 37.5, 108.9, 67.2, 0.637),
+    ("both", "max"): (60.7, 39.5, 107.5, 66.8, 0.620), ("both", "latest"): (63.4, 47.9, 116.4, 68.9, 0.613),
+}
+# rows whose set-up is the paper's (or differs only in being trained from scratch) show its numbers
+PAPER_SETUPS = ("", "cloze-pretrained embeddings", "cloze-pretrained encoder and embeddings, encoder frozen")
+
+
+def paper_cell(dynamic: str, merge: str, options: str) -> str:
+    """The paper's (1)-(4), MQ for a row of that variant and merge in the paper's set-up, else ""."""
+    row = PAPER_ROWS.get((dynamic, None if dynamic == "none" else merge))
+    if row is None or options not in PAPER_SETUPS:
+        return ""
+    return " / ".join(f"{v:.1f}" for v in row[:4]) + f", {row[4]:.3f}"
 
 
 def mean_std(values: List[float]) -> str:
@@ -100,7 +117,7 @@ def mean_std(values: List[float]) -> str:
 
 
 def group_table(results: Iterable[Dict[str, object]]) -> str:
-    """Markdown: one row per (variant, merge, options), mean ± std over seeds, with the paper's Table 2 row."""
+    """Markdown: one row per (variant, merge, options), mean ± std over seeds, with the paper's row (Tables 2-4)."""
     rows: Dict[tuple, List[Dict]] = defaultdict(list)
     for result in results:
         rows[(result["dynamic"], result["merge"], result.get("options", ""))].append(result)
@@ -113,9 +130,7 @@ def group_table(results: Iterable[Dict[str, object]]) -> str:
         speed = statistics.mean(r["tokens_per_second"] for r in found)
         mq = [r["cloze_mq"] for r in found if r.get("cloze_mq") is not None]
         mq_cell = (f"{statistics.mean(mq):.3f}" + (f" ± {statistics.stdev(mq):.3f}" if len(mq) > 1 else "")) if mq else ""
-        paper = ""
-        if (merge == "gru_relu" or dynamic == "none") and not options:
-            paper = " / ".join(f"{v:.1f}" for v in PAPER_TABLE_2.get(dynamic, ())) + f", {PAPER_MQ[dynamic]:.3f}"
+        paper = paper_cell(dynamic, merge, options)
         name = VARIANT_NAMES.get(dynamic, dynamic) + (f", {options}" if options else "")
         lines.append(f"| {name} | {merge if dynamic != 'none' else '—'} | "
                      f"{len(found)} | " + " | ".join(cells) + f" | {mq_cell} | {speed:,.0f} | {paper} |")

@@ -3,7 +3,9 @@ document, N annotations (R, E, L) are drawn from the discriminative proposal Q(R
 
     p(X) ≈ 1/N Σ_i P(X, r_i, e_i, l_i) / Q(r_i, e_i, l_i | X)
 
-is averaged **per document** (the importance weights of one document are never mixed with another's); the
+is averaged **per document** (the importance weights of one document are never mixed with another's). With
+``resample_below`` > 0 the same samples are weighed at every sentence end and resampled when their effective
+sample size falls low (sequential Monte Carlo, also unbiased for p(X); see ``smc_log_marginals``). The
 corpus perplexity is exp(− Σ_docs log p(X) / Σ_docs tokens) over the same predicted tokens as the LSTM LM
 (every token and sentence end, no ``<bos>``). No gold annotation is read."""
 import math
@@ -15,7 +17,7 @@ import torch
 from spacy.tokens import Doc
 
 from ..models.entity_lm import pad_entity_documents
-from ..nn.lm.entitynlm import EntityBatch, sample_annotations
+from ..nn.lm.entitynlm import smc_log_marginals
 from ..pipeline.entity_lm_scorer import EntityLMScorer
 from ..pipeline.lm_inputs import LMDocument, lm_document
 
@@ -38,42 +40,41 @@ def plain_document(scorer: EntityLMScorer, doc: Doc) -> LMDocument:
 
 
 def document_log_likelihoods(model: EntityLMScorer, proposal: EntityLMScorer, docs: List[Doc], n_samples: int,
-                             seed: int = 0, rows_per_batch: int = 400) -> List[Dict[str, float]]:
-    """Per document: the importance-sampled log p(X), its token count and the effective sample size
-    (Σw)² / Σw² of its N weights."""
+                             seed: int = 0, resample_below: float = 0.0,
+                             rows_per_batch: int = 400) -> List[Dict[str, float]]:
+    """Per document: the estimated log p(X), its token count, the effective sample size (Σw)² / Σw² of its
+    last N weights and how often its samples were resampled (``resample_below`` > 0: sequential Monte Carlo;
+    0: importance sampling, the paper's; see ``smc_log_marginals``)."""
     check_pair(model, proposal)
     generator = torch.Generator(device=proposal.torch_model().embedding.weight.device).manual_seed(seed)
-    generative, discriminative = model.torch_model().eval(), proposal.torch_model()
+    generative, discriminative = model.torch_model(), proposal.torch_model()
     out = []
     per_batch = max(1, rows_per_batch // n_samples)
     for start in range(0, len(docs), per_batch):
         lm_docs = [plain_document(model, doc) for doc in docs[start:start + per_batch]]
-        batch = pad_entity_documents([d for d in lm_docs for _ in range(n_samples)])
-        entity, remaining, log_q = sample_annotations(discriminative, batch, generator)
-        sampled = EntityBatch(batch.words, entity, remaining, batch.mask)
-        with torch.no_grad():
-            log_p = generative(sampled).joint.sum(dim=1)
-        weights = (log_p - log_q.to(log_p.device)).view(len(lm_docs), n_samples).double().cpu()
-        for lm_doc, w in zip(lm_docs, weights):
-            normalised = torch.softmax(w, 0)
-            out.append({"log_likelihood": float(torch.logsumexp(w, 0) - math.log(n_samples)),
-                        "tokens": lm_doc.n_predicted, "ess": float(1.0 / (normalised ** 2).sum())})
+        estimates = smc_log_marginals(generative, discriminative, pad_entity_documents(lm_docs), n_samples,
+                                      generator, resample_below)
+        out.extend({**estimate, "tokens": lm_doc.n_predicted} for lm_doc, estimate in zip(lm_docs, estimates))
     return out
 
 
 def marginal_perplexity(model: EntityLMScorer, proposal: EntityLMScorer, docs: List[Doc], n_samples: int = 100,
-                        repeats: int = 3, seed: int = 0) -> Dict[str, object]:
+                        repeats: int = 3, seed: int = 0, resample_below: float = 0.0) -> Dict[str, object]:
     """Corpus perplexity from ``repeats`` independent runs of ``n_samples`` per document: mean ± std over
-    runs, the mean effective sample size per document, and seconds per run."""
-    runs, ess, seconds = [], [], []
+    runs, the mean effective sample size per document, resamplings per document, and seconds per run."""
+    runs, ess, resamples, seconds = [], [], [], []
     for repeat in range(repeats):
         began = time.perf_counter()
-        per_doc = document_log_likelihoods(model, proposal, docs, n_samples, seed=seed + repeat)
+        per_doc = document_log_likelihoods(model, proposal, docs, n_samples, seed + repeat, resample_below)
         seconds.append(time.perf_counter() - began)
         total = sum(d["log_likelihood"] for d in per_doc)
         tokens = sum(d["tokens"] for d in per_doc)
         runs.append(math.exp(-total / tokens))
         ess.append(float(numpy.mean([d["ess"] for d in per_doc])))
+        resamples.append(float(numpy.mean([d["resamples"] for d in per_doc])))
+    method = (f"sequential Monte Carlo (resampled when the ESS < {resample_below:g} N)" if resample_below > 0
+              else "importance sampling")
     return {"perplexity": float(numpy.mean(runs)), "perplexity_std": float(numpy.std(runs)), "runs": runs,
-            "samples": n_samples, "mean_ess": float(numpy.mean(ess)), "seconds_per_run": float(numpy.mean(seconds)),
+            "method": method, "samples": n_samples, "mean_ess": float(numpy.mean(ess)),
+            "resamples_per_document": float(numpy.mean(resamples)), "seconds_per_run": float(numpy.mean(seconds)),
             "tokens": tokens, "documents": len(docs)}

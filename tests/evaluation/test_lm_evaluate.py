@@ -32,3 +32,15 @@ def test_runs_with_other_options_get_their_own_row_and_no_paper_numbers():
     assert rows[1].startswith("| With dynamic input & output (D) | gru_relu | 1 | 160.0 |") and "60.7" in rows[1]
     assert rows[2].startswith("| With dynamic input & output (D), shared embeddings | gru_relu | 1 | 150.0 |")
     assert rows[2].endswith("|  |")  # the paper's row belongs to its own set-up only
+
+
+def test_the_papers_numbers_stand_beside_its_set_up_and_merge_function():
+    pretrained = "cloze-pretrained encoder and embeddings, encoder frozen"
+    table = group_table([dict(_result("output", 0, 150.0, pretrained), merge="max"),
+                         _result("none", 0, 160.0, "cloze-pretrained embeddings"),
+                         _result("both", 0, 150.0, "cloze-pretrained encoder and embeddings, slots' own start")])
+    rows = {row.split(" | ")[0]: row for row in table.splitlines()[2:]}
+    assert rows["| LSTM LM (baseline) (A), cloze-pretrained embeddings"].endswith("| 64.8 / 48.0 / 128.6 / 68.5, 0.525 |")
+    # Table 3: C with max-pooling
+    assert rows[f"| With only dynamic output (C), {pretrained}"].endswith("| 62.2 / 41.1 / 126.9 / 68.4, 0.519 |")
+    assert rows["| With dynamic input & output (D), cloze-pretrained encoder and embeddings, slots' own start"].endswith("|  |")

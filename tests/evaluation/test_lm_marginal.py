@@ -17,7 +17,7 @@ def pair():
 def test_marginal_perplexity_per_document_with_its_spread(pair):
     model, proposal, nlp = pair
     docs = [nlp.make_doc(text) for text, _ in TEXTS]  # no clusters: nothing gold is read
-    per_doc = document_log_likelihoods(model, proposal, docs, n_samples=16, rows_per_batch=16)
+    per_doc = document_log_likelihoods(model, proposal, docs, n_samples=16)
     assert len(per_doc) == 2 and all(d["log_likelihood"] < 0 and 1 <= d["ess"] <= 16 for d in per_doc)
     assert per_doc[0]["tokens"] == len(docs[0]) + 3  # words and sentence ends
     result = marginal_perplexity(model, proposal, docs, n_samples=16, repeats=2)
@@ -26,8 +26,18 @@ def test_marginal_perplexity_per_document_with_its_spread(pair):
     assert math.isfinite(result["perplexity_std"]) and result["tokens"] == sum(len(d) + 3 for d in docs)
     # gold clusters in the docs change nothing: the annotation is sampled
     gold = [gold_doc(nlp, t, c) for t, c in TEXTS]
-    again = document_log_likelihoods(model, proposal, gold, n_samples=16, rows_per_batch=16)
+    again = document_log_likelihoods(model, proposal, gold, n_samples=16)
     assert again[0]["log_likelihood"] == pytest.approx(per_doc[0]["log_likelihood"])
+    assert result["method"] == "importance sampling" and result["resamples_per_document"] == 0
+
+
+def test_sequential_monte_carlo_resamples_at_sentence_ends(pair):
+    model, proposal, nlp = pair
+    docs = [nlp.make_doc(text) for text, _ in TEXTS]
+    always = marginal_perplexity(model, proposal, docs, n_samples=16, repeats=1, resample_below=1.0)
+    # at every sentence end but the document's last (the texts have three sentences each)
+    assert always["resamples_per_document"] == 2 and always["method"].startswith("sequential Monte Carlo")
+    assert math.isfinite(always["perplexity"]) and always["tokens"] == sum(len(d) + 3 for d in docs)
 
 
 def test_the_pair_is_checked(pair):

@@ -20,8 +20,9 @@ entity vectors are then updated in one loop over the mention tokens (not over ev
 numbered in order of first appearance, so at a mention start a new entity is the index ``n_seen``; at most
 ``n_slots`` entities per document (a bounded state per entity and per document).
 """
+import math
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 import torch
 from torch import nn
@@ -31,6 +32,13 @@ from .dntm import BOS, EOS, N_SPECIAL, TensorRecord
 
 DISTANCE_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)  # upper bounds; one more bucket beyond the last
 NEG_INF = -1e9
+
+
+def predicted_tokens(words: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """(B, T) bool: the tokens a model predicts (real, not BOS, not the first)."""
+    predicted = mask.bool() & (words != BOS)
+    predicted[:, :1] = False
+    return predicted
 
 
 @dataclass
@@ -46,9 +54,7 @@ class EntityBatch(TensorRecord):
 
     def predicted(self) -> torch.Tensor:
         """(B, T) bool: the tokens the model predicts (real, not BOS)."""
-        predicted = self.mask.bool() & (self.words != BOS)
-        predicted[:, 0] = False
-        return predicted
+        return predicted_tokens(self.words, self.mask)
 
     def decisions(self) -> torch.Tensor:
         """(B, T) bool: where R_t is chosen (a predicted token that does not continue a mention)."""
@@ -228,73 +234,242 @@ def tokens_before_eos(is_eos: torch.Tensor) -> torch.Tensor:
     return next_eos - steps
 
 
-@torch.no_grad()
-def sample_annotations(proposal: EntityNLM, batch: EntityBatch, generator: Optional[torch.Generator] = None):
-    """One sample of the mention variables per row of ``batch`` from the discriminative ``proposal``
-    Q(R, E, L | X), reading left to right: (entity (B, T), remaining (B, T), log q (B,)).
+class AnnotationSampler:
+    """Draws the mention variables of a batch from the discriminative ``proposal`` Q(R, E, L | X), one token
+    at a time (``step``), so that a caller can resample its rows between steps (``reindex``: sequential Monte
+    Carlo). ``entity``, ``remaining`` (B, T) hold the sample so far, ``log_q`` (B,) its log-probability.
 
     Q's support is kept to annotations the data can have: no mention at ``<eos>``, a mention never runs past
     its sentence (L is renormalised over the lengths that fit), no new entity once ``n_slots`` are in use;
     log q is the log-probability of the sample under that constrained Q."""
-    if not proposal.discriminative:
-        raise ValueError("[spacy-entmem] importance sampling needs the discriminative EntityNLM as proposal")
-    proposal.eval()
-    batch = batch.to(proposal.embedding.weight.device)
-    words, (B, T), K = batch.words, batch.words.shape, proposal.n_slots
-    entity_out = torch.full_like(words, -1)
-    remaining_out = torch.zeros_like(words)
-    log_q = proposal.embedding.weight.new_zeros(B)
-    if T == 0:
-        return entity_out, remaining_out, log_q
-    h, _ = proposal.lstm(proposal.embedding(words))
-    predicted = batch.predicted()
-    is_eos = words == EOS
-    to_eos = tokens_before_eos(is_eos)
-    rows = torch.arange(B, device=words.device)
-    slot_range = torch.arange(K, device=words.device)
-    lengths = torch.arange(1, proposal.max_length + 1, device=words.device)
-    entities = proposal.new_entities(B)
-    last_position = torch.zeros(B, K, dtype=torch.long, device=words.device)
-    seen = torch.zeros(B, K, dtype=torch.bool, device=words.device)
-    n_seen = torch.zeros(B, dtype=torch.long, device=words.device)
-    current = torch.full((B,), -1, dtype=torch.long, device=words.device)
-    left = torch.zeros(B, dtype=torch.long, device=words.device)
-    r_table = proposal.r_bilinear(proposal.r_embedding.weight)  # (2, D)
-    for t in range(T):
-        c = h[:, t]
-        active = predicted[:, t]
-        continuing = active & (left > 1)
-        may_start = active & ~continuing & ~is_eos[:, t]
-        r_logp = torch.log_softmax(c @ r_table.T, dim=-1)
+
+    @torch.no_grad()
+    def __init__(self, proposal: EntityNLM, batch: EntityBatch, generator: Optional[torch.Generator] = None,
+                 copies: int = 1):
+        if not proposal.discriminative:
+            raise ValueError("[spacy-entmem] importance sampling needs the discriminative EntityNLM as proposal")
+        self.proposal, self.generator = proposal.eval(), generator
+        batch = batch.to(proposal.embedding.weight.device)
+        # ``copies`` samples of each row; the LSTM reads each row once
+        self.h = proposal.lstm(proposal.embedding(batch.words))[0] if batch.words.shape[1] else None
+        self.document = torch.arange(len(batch.words), device=batch.words.device).repeat_interleave(copies)
+        self.words, mask = batch.words[self.document], batch.mask[self.document]
+        (B, T), K = self.words.shape, proposal.n_slots
+        device = self.words.device
+        self.entity = torch.full_like(self.words, -1)
+        self.remaining = torch.zeros_like(self.words)
+        self.log_q = proposal.embedding.weight.new_zeros(B)
+        self.predicted = predicted_tokens(self.words, mask)
+        self.is_eos = self.words == EOS
+        self.to_eos = tokens_before_eos(self.is_eos)
+        self.rows = torch.arange(B, device=device)
+        self.slot_range = torch.arange(K, device=device)
+        self.lengths = torch.arange(1, proposal.max_length + 1, device=device)
+        self.entities = proposal.new_entities(B)
+        self.last_position = torch.zeros(B, K, dtype=torch.long, device=device)
+        self.seen = torch.zeros(B, K, dtype=torch.bool, device=device)
+        self.n_seen = torch.zeros(B, dtype=torch.long, device=device)
+        self.current = torch.full((B,), -1, dtype=torch.long, device=device)
+        self.left = torch.zeros(B, dtype=torch.long, device=device)
+        self.r_table = proposal.r_bilinear(proposal.r_embedding.weight)  # (2, D)
+
+    STATE = ("entity", "remaining", "log_q", "entities", "last_position", "seen", "n_seen", "current", "left")
+
+    def reindex(self, rows: torch.Tensor) -> None:
+        """Continue from the samples ``rows`` (B,) (with repeats: resampling), each a sample of the same row of
+        the batch as the one it replaces (the words, so the LSTM states, stay)."""
+        for name in self.STATE:
+            value = getattr(self, name)
+            if value is not None:
+                setattr(self, name, value[rows])
+
+    @torch.no_grad()
+    def step(self, t: int) -> torch.Tensor:
+        """Sample R_t, and E_t, L_t where a mention starts; update the entity vectors. Returns the sample's
+        log q at t (B,)."""
+        proposal, generator, rows, K = self.proposal, self.generator, self.rows, self.proposal.n_slots
+        log_q_before = self.log_q.clone()
+        c = self.h[self.document, t]
+        active = self.predicted[:, t]
+        continuing = active & (self.left > 1)
+        may_start = active & ~continuing & ~self.is_eos[:, t]
+        r_logp = torch.log_softmax(c @ self.r_table.T, dim=-1)
         r = torch.bernoulli(r_logp[:, 1].exp(), generator=generator).long()
-        log_q += torch.where(may_start, r_logp[rows, r], torch.zeros_like(log_q))
+        self.log_q += torch.where(may_start, r_logp[rows, r], torch.zeros_like(self.log_q))
         start = may_start & (r == 1)
         if bool(start.any()):
-            scores = (proposal.entity_bilinear(c)[:, None, :] * entities).sum(-1)
-            scores = scores + proposal.distance(proposal.distance_features(t - last_position, seen)).squeeze(-1)
-            allowed = slot_range[None, :] <= n_seen.clamp(max=K - 1)[:, None]
+            width = min(int(self.n_seen.max()) + 1, K)  # the slots that can be chosen: those seen and one new
+            entities = self.entities[:, :width]
+            scores = torch.bmm(entities, proposal.entity_bilinear(c)[:, :, None]).squeeze(-1)
+            features = proposal.distance_features(t - self.last_position[:, :width], self.seen[:, :width])
+            scores = scores + proposal.distance(features).squeeze(-1)
+            allowed = self.slot_range[None, :width] <= self.n_seen.clamp(max=K - 1)[:, None]
             e_logp = torch.log_softmax(scores.masked_fill(~allowed, NEG_INF), dim=-1)
             e = torch.multinomial(e_logp.exp(), 1, generator=generator).squeeze(1)
-            e_before = entities[rows, e]
+            e_before = self.entities[rows, e]
             l_logits = proposal.length(torch.cat([c, e_before], -1))
-            fits = lengths[None, :] <= to_eos[:, t, None]
+            fits = self.lengths[None, :] <= self.to_eos[:, t, None]
             l_logp = torch.log_softmax(l_logits.masked_fill(~fits, NEG_INF), dim=-1)
-            l = torch.multinomial(l_logp.exp(), 1, generator=generator).squeeze(1)
-            log_q += torch.where(start, e_logp[rows, e] + l_logp[rows, l], torch.zeros_like(log_q))
-            current = torch.where(start, e, current)
-            left = torch.where(start, l + 1, left)
-            n_seen = torch.where(start & (e == n_seen), n_seen + 1, n_seen)
-        left = torch.where(continuing, left - 1, torch.where(start, left, torch.zeros_like(left)))
-        k = torch.where(left > 0, current, torch.full_like(current, -1))
-        entity_out[:, t], remaining_out[:, t] = k, left
+            length = torch.multinomial(l_logp.exp(), 1, generator=generator).squeeze(1)
+            self.log_q += torch.where(start, e_logp[rows, e] + l_logp[rows, length], torch.zeros_like(self.log_q))
+            self.current = torch.where(start, e, self.current)
+            self.left = torch.where(start, length + 1, self.left)
+            self.n_seen = torch.where(start & (e == self.n_seen), self.n_seen + 1, self.n_seen)
+        self.left = torch.where(continuing, self.left - 1, torch.where(start, self.left, torch.zeros_like(self.left)))
+        k = torch.where(self.left > 0, self.current, torch.full_like(self.current, -1))
+        self.entity[:, t], self.remaining[:, t] = k, self.left
         in_mention = k >= 0
         if bool(in_mention.any()):
-            kk = k.clamp(min=0)
-            e_now = entities[rows, kk]
-            delta = torch.sigmoid((proposal.delta(c) * e_now).sum(-1, keepdim=True))
-            updated = F.normalize(delta * e_now + (1 - delta) * c, dim=-1)
-            hit = (slot_range[None, :] == kk[:, None]) & in_mention[:, None]
-            entities = torch.where(hit[..., None], updated[:, None, :], entities)
-            last_position = torch.where(hit, torch.full_like(last_position, t), last_position)
-            seen = seen | hit
-    return entity_out, remaining_out, log_q
+            mention_rows = rows[in_mention]
+            kk = k[in_mention]
+            e_now = self.entities[mention_rows, kk]
+            c_now = c[in_mention]
+            delta = torch.sigmoid((proposal.delta(c_now) * e_now).sum(-1, keepdim=True))
+            self.entities[mention_rows, kk] = F.normalize(delta * e_now + (1 - delta) * c_now, dim=-1)
+            self.last_position[mention_rows, kk] = t
+            self.seen[mention_rows, kk] = True
+        return self.log_q - log_q_before
+
+
+class JointScorer:
+    """The generative EntityNLM's log p(R_t, E_t, L_t, X_t | history) token by token for annotations that
+    arrive one token at a time (``step``), with rows that can be resampled (``reindex``): the same terms as
+    ``EntityNLM.forward`` (tested equal), without reading the whole annotation first."""
+
+    @torch.no_grad()
+    def __init__(self, model: EntityNLM, words: torch.Tensor, mask: torch.Tensor, copies: int = 1):
+        if model.discriminative:
+            raise ValueError("[spacy-entmem] the discriminative EntityNLM has no word distribution to score")
+        self.model = model.eval()
+        device = model.embedding.weight.device
+        words, mask = words.to(device), mask.to(device)
+        (G, T), K, D = words.shape, model.n_slots, model.lstm.hidden_size
+        # ``copies`` annotations of each row; the LSTM reads each row once
+        h = model.lstm(model.embedding(words))[0] if T else words.new_zeros(G, 0, D, dtype=torch.float)
+        self.h, self.before = h, torch.cat([h.new_zeros(G, 1, D), h[:, :-1]], dim=1)  # h_t, h_{t−1}
+        self.document = torch.arange(G, device=device).repeat_interleave(copies)
+        self.words, self.mask = words[self.document], mask[self.document]
+        B = len(self.words)
+        self.predicted = predicted_tokens(self.words, self.mask)
+        self.rows = torch.arange(B, device=device)
+        self.slot_range = torch.arange(K, device=device)
+        self.r_table = model.r_bilinear(model.r_embedding.weight)
+        self.entities = model.new_entities(B)
+        self.last_position = torch.zeros(B, K, dtype=torch.long, device=device)
+        self.seen = torch.zeros(B, K, dtype=torch.bool, device=device)
+        self.n_seen = torch.zeros(B, dtype=torch.long, device=device)
+        self.latest = h.new_zeros(B, D)  # e_current outside mentions: the last mentioned entity, updated
+        self.previous_remaining = torch.zeros(B, dtype=torch.long, device=device)
+
+    STATE = ("entities", "last_position", "seen", "n_seen", "latest", "previous_remaining")
+
+    def reindex(self, rows: torch.Tensor) -> None:
+        """Continue from rows ``rows`` of one document each (the words, so the LSTM states, are the same)."""
+        for name in self.STATE:
+            setattr(self, name, getattr(self, name)[rows])
+
+    @torch.no_grad()
+    def step(self, t: int, entity: torch.Tensor, remaining: torch.Tensor) -> torch.Tensor:
+        """(B,) the joint log-probability of token t given its annotation ``entity``, ``remaining`` (B,)."""
+        model, rows = self.model, self.rows
+        entity, remaining = entity.to(self.words.device), remaining.to(self.words.device)
+        context, zeros = self.before[self.document, t], self.latest.new_zeros(len(rows))
+        decision = self.predicted[:, t] & ~(self.previous_remaining > 1)
+        start = decision & (remaining > 0)
+        self.previous_remaining = remaining
+        r_logp = torch.log_softmax(context @ self.r_table.T, -1)
+        joint = torch.where(decision, r_logp.gather(1, start.long()[:, None]).squeeze(1), zeros)
+        k = entity.clamp(min=0)
+        e_before = self.entities[rows, k]
+        if bool(start.any()):
+            width = min(int(self.n_seen.max()) + 1, model.n_slots)  # the slots seen so far and one new
+            scores = torch.bmm(self.entities[:, :width], model.entity_bilinear(context)[:, :, None]).squeeze(-1)
+            features = model.distance_features(t - self.last_position[:, :width], self.seen[:, :width])
+            scores = scores + model.distance(features).squeeze(-1)
+            allowed = self.slot_range[None, :width] <= self.n_seen[:, None]
+            e_logp = torch.log_softmax(scores.masked_fill(~allowed, NEG_INF), -1)
+            length_logp = torch.log_softmax(model.length(torch.cat([context, e_before], -1)), -1)
+            target = (remaining - 1).clamp(min=0, max=model.max_length - 1)
+            joint = joint + torch.where(start, e_logp[rows, k] + length_logp[rows, target], zeros)
+            self.n_seen = torch.where(start & (k == self.n_seen), self.n_seen + 1, self.n_seen)
+        in_mention = (remaining > 0) & self.predicted[:, t]
+        predicted = self.predicted[:, t]
+        if bool(predicted.any()):
+            current = torch.where(in_mention[:, None], e_before, self.latest)
+            word = model.words(context[predicted] + model.entity_to_word(current[predicted]),
+                               self.words[predicted, t]).output
+            joint = joint.index_put((rows[predicted],), joint[predicted] + word)
+        if bool(in_mention.any()):
+            mention_rows, kk = rows[in_mention], k[in_mention]
+            h_t, e_now = self.h[self.document[in_mention], t], e_before[in_mention]
+            delta = torch.sigmoid((model.delta(h_t) * e_now).sum(-1, keepdim=True))
+            updated = F.normalize(delta * e_now + (1 - delta) * h_t, dim=-1)
+            self.entities[mention_rows, kk] = updated
+            self.last_position[mention_rows, kk] = t
+            self.seen[mention_rows, kk] = True
+            self.latest[mention_rows] = updated
+        return joint
+
+
+def sample_annotations(proposal: EntityNLM, batch: EntityBatch, generator: Optional[torch.Generator] = None):
+    """One sample of the mention variables per row of ``batch`` from the discriminative ``proposal``
+    Q(R, E, L | X), reading left to right (see ``AnnotationSampler``): (entity (B, T), remaining (B, T),
+    log q (B,))."""
+    sampler = AnnotationSampler(proposal, batch, generator)
+    for t in range(batch.words.shape[1]):
+        sampler.step(t)
+    return sampler.entity, sampler.remaining, sampler.log_q
+
+
+def log_mean_exp(values: torch.Tensor) -> torch.Tensor:
+    return torch.logsumexp(values, 0) - math.log(len(values))
+
+
+def effective_sample_size(log_weights: torch.Tensor) -> float:
+    """(Σw)² / Σw² of the weights exp(log_weights)."""
+    return float(1.0 / (torch.softmax(log_weights, 0) ** 2).sum())
+
+
+@torch.no_grad()
+def smc_log_marginals(generative: EntityNLM, proposal: EntityNLM, documents: EntityBatch, n_particles: int,
+                      generator: Optional[torch.Generator] = None, resample_below: float = 0.0) -> List[Dict[str, float]]:
+    """log p(X) of each document (row) of ``documents``, from ``n_particles`` annotations per document drawn
+    from the proposal token by token and weighted by the generative model's p(X, R, E, L) over Q's.
+
+    With ``resample_below`` 0 this is importance sampling (the paper's §5.1). Above 0 it is sequential Monte
+    Carlo: at each sentence end of a document whose weights' effective sample size is below
+    ``resample_below`` × N, its particles are resampled (multinomially) and its weights reset; the estimate
+    of p(X) (the product over resampling points of the mean weight) is unbiased as importance sampling's, but
+    no longer lets one sample carry a whole long document. Per document: the log-likelihood, how many times
+    its particles were resampled, and the effective sample size of its last weights."""
+    G, T = documents.words.shape
+    sampler = AnnotationSampler(proposal, documents, generator, copies=n_particles)
+    scorer = JointScorer(generative, documents.words, documents.mask, copies=n_particles)
+    log_w = scorer.latest.new_zeros(G, n_particles)
+    log_z = [0.0] * G
+    resamples = [0] * G
+    predicted = documents.predicted()
+    last = [int(torch.nonzero(p).max()) if bool(p.any()) else -1 for p in predicted]
+    ends = (documents.words == EOS) & predicted
+    offsets = torch.arange(G, device=log_w.device)[:, None] * n_particles
+    for t in range(T):
+        log_q = sampler.step(t)
+        log_w += (scorer.step(t, sampler.entity[:, t], sampler.remaining[:, t]) - log_q.to(log_w.device)).view(G, -1)
+        if resample_below <= 0:
+            continue
+        chosen = torch.arange(G * n_particles, device=log_w.device).view(G, -1)
+        moved = False
+        for g in torch.nonzero(ends[:, t]).flatten().tolist():
+            if t >= last[g] or effective_sample_size(log_w[g]) >= resample_below * n_particles:
+                continue
+            log_z[g] += float(log_mean_exp(log_w[g].double()))
+            chosen[g] = offsets[g] + torch.multinomial(torch.softmax(log_w[g], 0), n_particles, replacement=True,
+                                                       generator=generator).to(log_w.device)
+            log_w[g] = 0.0
+            resamples[g] += 1
+            moved = True
+        if moved:
+            sampler.reindex(chosen.flatten().to(sampler.words.device))
+            scorer.reindex(chosen.flatten())
+    return [{"log_likelihood": log_z[g] + float(log_mean_exp(log_w[g].double())), "resamples": resamples[g],
+             "ess": effective_sample_size(log_w[g])} for g in range(G)]

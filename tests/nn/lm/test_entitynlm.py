@@ -152,3 +152,103 @@ def test_importance_sampling_recovers_the_exact_marginal_of_a_short_sentence():
     assert estimate == pytest.approx(exact, rel=0.05)
     with pytest.raises(ValueError, match="needs the discriminative EntityNLM"):
         sample_annotations(generative, batch)
+
+
+def every_annotation(words, n_slots=5, max_length=4):
+    """All (entity, remaining) rows the generative story can give ``words`` (one row, BOS 1, EOS 2)."""
+    T = len(words)
+    to_eos = [next(j for j in range(t, T) if words[j] == 2) - t if 2 in words[t:] else T - t for t in range(T)]
+
+    def extend(t, n_seen, entity, remaining):
+        if t == T:
+            yield entity, remaining
+            return
+        yield from extend(t + 1, n_seen, entity + [-1], remaining + [0])
+        if t == 0 or words[t] in (1, 2):
+            return
+        for e in range(min(n_seen, n_slots - 1) + 1):
+            for length in range(1, min(max_length, to_eos[t]) + 1):
+                yield from extend(t + length, n_seen + (e == n_seen), entity + [e] * length,
+                                  remaining + list(range(length, 0, -1)))
+
+    return list(extend(0, 0, [], []))
+
+
+TWO_SENTENCES = [1, 7, 9, 2, 1, 11, 12, 2]
+
+
+def exact_log_marginal(generative, words):
+    rows = every_annotation(words)
+    n, row = len(rows), torch.tensor([words])
+    batch = EntityBatch(row.expand(n, -1), torch.tensor([e for e, _ in rows]), torch.tensor([r for _, r in rows]),
+                        torch.ones(n, len(words), dtype=torch.long))
+    return torch.logsumexp(generative(batch).joint.sum(1), 0).item(), n
+
+
+def one_document(words):
+    row = torch.tensor([words])
+    return EntityBatch(row, torch.full_like(row, -1), torch.zeros_like(row), torch.ones_like(row))
+
+
+def smc(generative, proposal, words, n, generator, resample_below):
+    from spacy_entmem.nn.lm.entitynlm import smc_log_marginals
+
+    return smc_log_marginals(generative, proposal, one_document(words), n, generator, resample_below)[0]
+
+
+def test_the_joint_scored_token_by_token_is_the_forward_pass():
+    from spacy_entmem.nn.lm.entitynlm import JointScorer, sample_annotations
+
+    generative, proposal = model(), model(discriminative=True)
+    words = torch.tensor(WORDS.tolist() * 4)  # two documents (one padded), four samples each
+    mask = torch.tensor(MASK.tolist() * 4)
+    entity, remaining, _ = sample_annotations(proposal, EntityBatch(words, words, words, mask),
+                                              torch.Generator().manual_seed(0))
+    assert (entity >= 0).any() and (remaining > 1).any()  # mentions, some longer than a token
+    expected = generative(EntityBatch(words, entity, remaining, mask)).joint
+    scorer = JointScorer(generative, words, mask)
+    stepped = torch.stack([scorer.step(t, entity[:, t], remaining[:, t]) for t in range(words.shape[1])], 1)
+    assert torch.allclose(stepped, expected, atol=1e-5)
+    with pytest.raises(ValueError, match="has no word distribution"):
+        JointScorer(proposal, words, mask)
+
+
+def test_sequential_monte_carlo_recovers_the_exact_marginal_of_two_sentences():
+    generative, proposal = model(), model(discriminative=True)
+    exact, n_annotations = exact_log_marginal(generative, TWO_SENTENCES)
+    # the first sentence's six annotations leave 0 (one of them), 1 (four) or 2 (one) entities seen; a second
+    # two-word sentence then has 6, 12 or 20 annotations
+    assert n_annotations == 1 * 6 + 4 * 12 + 1 * 20
+    result = smc(generative, proposal, TWO_SENTENCES, 20000, torch.Generator().manual_seed(0), 1.0)
+    assert result["resamples"] == 1  # at the first sentence end; never after the last
+    assert result["log_likelihood"] == pytest.approx(exact, abs=0.02)
+    # unbiased in p(X) (not in log p(X)) even with very few particles: the mean over runs of the estimate
+    generator = torch.Generator().manual_seed(1)
+    estimates = [math.exp(smc(generative, proposal, TWO_SENTENCES, 3, generator, 1.0)["log_likelihood"])
+                 for _ in range(500)]
+    # one estimate's relative spread is about 0.75: the mean of 500 is within 0.15 by four standard errors
+    assert sum(estimates) / len(estimates) == pytest.approx(math.exp(exact), rel=0.15)
+
+
+def test_documents_of_a_batch_are_resampled_apart_and_without_resampling_it_is_importance_sampling():
+    from spacy_entmem.nn.lm.entitynlm import sample_annotations, smc_log_marginals
+
+    generative, proposal = model(), model(discriminative=True)
+    one_sentence = [1, 7, 9, 2, 0, 0, 0, 0]
+    documents = EntityBatch(torch.tensor([TWO_SENTENCES, one_sentence]), torch.full((2, 8), -1),
+                            torch.zeros(2, 8, dtype=torch.long), torch.tensor([[1] * 8, [1] * 4 + [0] * 4]))
+    both = smc_log_marginals(generative, proposal, documents, 20000, torch.Generator().manual_seed(0), 1.0)
+    assert [d["resamples"] for d in both] == [1, 0]
+    assert both[0]["log_likelihood"] == pytest.approx(exact_log_marginal(generative, TWO_SENTENCES)[0], abs=0.02)
+    assert both[1]["log_likelihood"] == pytest.approx(exact_log_marginal(generative, one_sentence[:4])[0], abs=0.02)
+    # no resampling: the same draws as importance sampling, weighed once
+    plain = smc(generative, proposal, TWO_SENTENCES, 50, torch.Generator().manual_seed(3), 0.0)
+    document = one_document(TWO_SENTENCES)
+    particles = EntityBatch(*(v.expand(50, -1) for v in (document.words, document.entity, document.remaining,
+                                                         document.mask)))
+    entity, remaining, log_q = sample_annotations(proposal, particles, torch.Generator().manual_seed(3))
+    log_p = generative(EntityBatch(particles.words, entity, remaining, particles.mask)).joint.sum(1)
+    assert plain["resamples"] == 0
+    assert plain["log_likelihood"] == pytest.approx((torch.logsumexp(log_p - log_q, 0) - math.log(50)).item(), abs=1e-4)
+    empty = smc_log_marginals(generative, proposal, EntityBatch(*(torch.zeros(1, 0, dtype=torch.long),) * 4), 4)
+    assert empty[0]["log_likelihood"] == 0.0
