@@ -122,6 +122,23 @@ class EntityNLM(nn.Module):
         bucket = torch.bucketize(distance, self.bucket_bounds)
         return F.one_hot(bucket, len(DISTANCE_BUCKETS) + 1).to(self.distance.weight.dtype) * seen[..., None]
 
+    def entity_log_probs(self, context: torch.Tensor, entities: torch.Tensor, last_position: torch.Tensor,
+                         seen: torch.Tensor, n_seen: torch.Tensor, t: int) -> torch.Tensor:
+        """(B, W) log p(E_t = k | R_t = 1) at token t over the first W slots, those that can be chosen (the
+        entities seen and one new; none new once ``n_slots`` are in use): for reading left to right."""
+        n_seen = n_seen.clamp(max=self.n_slots - 1)
+        width = int(n_seen.max()) + 1
+        scores = torch.bmm(entities[:, :width], self.entity_bilinear(context)[:, :, None]).squeeze(-1)
+        features = self.distance_features(t - last_position[:, :width], seen[:, :width])
+        scores = scores + self.distance(features).squeeze(-1)
+        allowed = torch.arange(width, device=n_seen.device)[None, :] <= n_seen[:, None]
+        return torch.log_softmax(scores.masked_fill(~allowed, NEG_INF), dim=-1)
+
+    def updated_entity(self, h: torch.Tensor, entity: torch.Tensor) -> torch.Tensor:
+        """The entity vector after one of its mention's tokens with LSTM state h (Eq. 8: δ-gated, renormalised)."""
+        delta = torch.sigmoid((self.delta(h) * entity).sum(-1, keepdim=True))
+        return F.normalize(delta * entity + (1 - delta) * h, dim=-1)
+
     def forward(self, batch: EntityBatch) -> EntityNLMOutput:
         """Every variable's log-probability given the annotation in ``batch`` (teacher forcing: the
         entity vectors follow the given R, E, L)."""
@@ -179,9 +196,7 @@ class EntityNLM(nn.Module):
                 target = (batch.remaining[rows, t] - 1).clamp(max=self.max_length - 1)
                 l_logp = l_logp.index_put((start_rows, start_t), length_logp[start, target[start]])
                 n_seen = torch.where(start & (k == n_seen), n_seen + 1, n_seen)
-            h_t = h[rows, t]
-            delta = torch.sigmoid((self.delta(h_t) * e_before).sum(-1, keepdim=True))
-            updated = F.normalize(delta * e_before + (1 - delta) * h_t, dim=-1)
+            updated = self.updated_entity(h[rows, t], e_before)
             hit = (slot_range[None, :] == k[:, None]) & valid[:, None]
             entities = torch.where(hit[..., None], updated[:, None, :], entities)
             last_position = torch.where(hit, t[:, None], last_position)
@@ -263,7 +278,6 @@ class AnnotationSampler:
         self.is_eos = self.words == EOS
         self.to_eos = tokens_before_eos(self.is_eos)
         self.rows = torch.arange(B, device=device)
-        self.slot_range = torch.arange(K, device=device)
         self.lengths = torch.arange(1, proposal.max_length + 1, device=device)
         self.entities = proposal.new_entities(B)
         self.last_position = torch.zeros(B, K, dtype=torch.long, device=device)
@@ -287,7 +301,7 @@ class AnnotationSampler:
     def step(self, t: int) -> torch.Tensor:
         """Sample R_t, and E_t, L_t where a mention starts; update the entity vectors. Returns the sample's
         log q at t (B,)."""
-        proposal, generator, rows, K = self.proposal, self.generator, self.rows, self.proposal.n_slots
+        proposal, generator, rows = self.proposal, self.generator, self.rows
         log_q_before = self.log_q.clone()
         c = self.h[self.document, t]
         active = self.predicted[:, t]
@@ -298,13 +312,7 @@ class AnnotationSampler:
         self.log_q += torch.where(may_start, r_logp[rows, r], torch.zeros_like(self.log_q))
         start = may_start & (r == 1)
         if bool(start.any()):
-            width = min(int(self.n_seen.max()) + 1, K)  # the slots that can be chosen: those seen and one new
-            entities = self.entities[:, :width]
-            scores = torch.bmm(entities, proposal.entity_bilinear(c)[:, :, None]).squeeze(-1)
-            features = proposal.distance_features(t - self.last_position[:, :width], self.seen[:, :width])
-            scores = scores + proposal.distance(features).squeeze(-1)
-            allowed = self.slot_range[None, :width] <= self.n_seen.clamp(max=K - 1)[:, None]
-            e_logp = torch.log_softmax(scores.masked_fill(~allowed, NEG_INF), dim=-1)
+            e_logp = proposal.entity_log_probs(c, self.entities, self.last_position, self.seen, self.n_seen, t)
             e = torch.multinomial(e_logp.exp(), 1, generator=generator).squeeze(1)
             e_before = self.entities[rows, e]
             l_logits = proposal.length(torch.cat([c, e_before], -1))
@@ -322,10 +330,7 @@ class AnnotationSampler:
         if bool(in_mention.any()):
             mention_rows = rows[in_mention]
             kk = k[in_mention]
-            e_now = self.entities[mention_rows, kk]
-            c_now = c[in_mention]
-            delta = torch.sigmoid((proposal.delta(c_now) * e_now).sum(-1, keepdim=True))
-            self.entities[mention_rows, kk] = F.normalize(delta * e_now + (1 - delta) * c_now, dim=-1)
+            self.entities[mention_rows, kk] = proposal.updated_entity(c[in_mention], self.entities[mention_rows, kk])
             self.last_position[mention_rows, kk] = t
             self.seen[mention_rows, kk] = True
         return self.log_q - log_q_before
@@ -352,7 +357,6 @@ class JointScorer:
         B = len(self.words)
         self.predicted = predicted_tokens(self.words, self.mask)
         self.rows = torch.arange(B, device=device)
-        self.slot_range = torch.arange(K, device=device)
         self.r_table = model.r_bilinear(model.r_embedding.weight)
         self.entities = model.new_entities(B)
         self.last_position = torch.zeros(B, K, dtype=torch.long, device=device)
@@ -382,12 +386,7 @@ class JointScorer:
         k = entity.clamp(min=0)
         e_before = self.entities[rows, k]
         if bool(start.any()):
-            width = min(int(self.n_seen.max()) + 1, model.n_slots)  # the slots seen so far and one new
-            scores = torch.bmm(self.entities[:, :width], model.entity_bilinear(context)[:, :, None]).squeeze(-1)
-            features = model.distance_features(t - self.last_position[:, :width], self.seen[:, :width])
-            scores = scores + model.distance(features).squeeze(-1)
-            allowed = self.slot_range[None, :width] <= self.n_seen[:, None]
-            e_logp = torch.log_softmax(scores.masked_fill(~allowed, NEG_INF), -1)
+            e_logp = model.entity_log_probs(context, self.entities, self.last_position, self.seen, self.n_seen, t)
             length_logp = torch.log_softmax(model.length(torch.cat([context, e_before], -1)), -1)
             target = (remaining - 1).clamp(min=0, max=model.max_length - 1)
             joint = joint + torch.where(start, e_logp[rows, k] + length_logp[rows, target], zeros)
@@ -401,9 +400,7 @@ class JointScorer:
             joint = joint.index_put((rows[predicted],), joint[predicted] + word)
         if bool(in_mention.any()):
             mention_rows, kk = rows[in_mention], k[in_mention]
-            h_t, e_now = self.h[self.document[in_mention], t], e_before[in_mention]
-            delta = torch.sigmoid((model.delta(h_t) * e_now).sum(-1, keepdim=True))
-            updated = F.normalize(delta * e_now + (1 - delta) * h_t, dim=-1)
+            updated = model.updated_entity(self.h[self.document[in_mention], t], e_before[in_mention])
             self.entities[mention_rows, kk] = updated
             self.last_position[mention_rows, kk] = t
             self.seen[mention_rows, kk] = True
