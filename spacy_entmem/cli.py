@@ -349,10 +349,14 @@ def entity_prediction(
              f"% of guesses); wrote {output}")
 
 
+LOCALLY_OPTIMAL = "locally-optimal"  # lm-marginal's proposal argument: the model proposes for itself
+
+
 @app.command("lm-marginal")
 def lm_marginal(
     model: str = typer.Argument(..., help="Pipeline with the generative EntityNLM"),
-    proposal: str = typer.Argument(..., help="Pipeline with the discriminative EntityNLM (the proposal Q)"),
+    proposal: str = typer.Argument(..., help="Pipeline with the discriminative EntityNLM (the proposal Q), or "
+                                   f"{LOCALLY_OPTIMAL!r}: the model's own posterior at each token given its word"),
     corpus: List[Path] = typer.Argument(..., exists=True, dir_okay=False, help=".spacy files (no gold is read)"),
     output: Path = typer.Option(..., help="Write the result here (JSON)"),
     baseline: Optional[str] = typer.Option(None, help="Pipeline with the LSTM LM to compare (same vocabulary)"),
@@ -362,6 +366,8 @@ def lm_marginal(
     resample_below: float = typer.Option(0.0, min=0.0, max=1.0, help="Resample the samples at a sentence end "
                                          "when their effective sample size is below this share of them "
                                          "(sequential Monte Carlo); 0: importance sampling, the paper's"),
+    every_token: bool = typer.Option(False, help="With --resample-below: check after every token, not only "
+                                     "at sentence ends"),
 ) -> None:
     """EntityNLM's marginal word perplexity by importance sampling (Ji et al. 2017, §5.1), averaged per
     document, next to an LSTM LM's perplexity on the same tokens."""
@@ -370,12 +376,14 @@ def lm_marginal(
     from .evaluation.lm_evaluate import evaluate_lm, find_scorer, read_docs
     from .evaluation.lm_marginal import marginal_perplexity
 
-    nlp, q = load_pipeline(model), load_pipeline(proposal)
+    nlp = load_pipeline(model)
+    q = None if proposal == LOCALLY_OPTIMAL else find_scorer(load_pipeline(proposal))
     docs = [doc for path in corpus for doc in read_docs(nlp, path)]
     result = {"model": model, "proposal": proposal, "corpus": " + ".join(map(str, corpus)),
-              **marginal_perplexity(find_scorer(nlp), find_scorer(q), docs, samples, repeats, seed, resample_below)}
+              **marginal_perplexity(find_scorer(nlp), q, docs, samples, repeats, seed, resample_below, every_token)}
     line = (f"EntityNLM marginal perplexity {result['perplexity']:.2f} ± {result['perplexity_std']:.2f} "
-            f"({result['method']}, {repeats} runs of {samples} samples per document; mean ESS "
+            f"({result['method']}, proposal {result['proposal_kind']}, {repeats} runs of {samples} samples per "
+            f"document; mean ESS "
             f"{result['mean_ess']:.1f}, resampled {result['resamples_per_document']:.1f} times per document)")
     if baseline:
         lm = load_pipeline(baseline)

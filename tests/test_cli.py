@@ -190,6 +190,11 @@ def test_entity_prediction_and_lm_marginal_commands(tmp_path):
     too_high = runner.invoke(app, ["lm-marginal", str(tmp_path / "p"), str(tmp_path / "q"), str(tmp_path / "test.spacy"),
                                    "--resample-below", "2", "--output", str(tmp_path / "y.json")])
     assert too_high.exit_code != 0 and "resample-below" in too_high.output
+    itself = runner.invoke(app, ["lm-marginal", str(tmp_path / "p"), "locally-optimal", str(tmp_path / "test.spacy"),
+                                 "--samples", "4", "--repeats", "1", "--resample-below", "0.5", "--every-token",
+                                 "--output", str(tmp_path / "lo.json")])
+    assert itself.exit_code == 0 and "locally optimal" in itself.output, itself.output
+    assert json.loads((tmp_path / "lo.json").read_text())["proposal_kind"].startswith("locally optimal")
     swapped = runner.invoke(app, ["lm-marginal", str(tmp_path / "q"), str(tmp_path / "p"), str(tmp_path / "test.spacy"),
                                   "--output", str(tmp_path / "x.json")])
     assert swapped.exit_code != 0 and "discriminative" in str(swapped.exception)

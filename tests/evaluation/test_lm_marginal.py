@@ -44,3 +44,13 @@ def test_the_pair_is_checked(pair):
     model, proposal, _ = pair
     with pytest.raises(ValueError, match="the proposal must be the discriminative EntityNLM"):
         marginal_perplexity(proposal, model, [], n_samples=2, repeats=1)
+
+
+def test_the_model_can_propose_for_itself(pair):
+    model, proposal, nlp = pair
+    docs = [nlp.make_doc(text) for text, _ in TEXTS]
+    result = marginal_perplexity(model, None, docs, n_samples=8, repeats=1, resample_below=0.5, every_token=True)
+    assert result["proposal_kind"].startswith("locally optimal") and "any token" in result["method"]
+    assert math.isfinite(result["perplexity"]) and result["tokens"] == sum(len(d) + 3 for d in docs)
+    with pytest.raises(ValueError, match="needs the generative EntityNLM"):
+        marginal_perplexity(proposal, None, docs, n_samples=2, repeats=1)

@@ -408,6 +408,99 @@ class JointScorer:
         return joint
 
 
+class LocallyOptimalSampler:
+    """Draws the mention variables from the generative model itself, one token at a time, with the locally
+    optimal proposal of sequential Monte Carlo: where a mention may start, (R_t, E_t) is drawn from the model's
+    posterior given the history *and the word at t*, q(r, e) ∝ p(R_t = r, E_t = e, X_t = x_t | history) (all
+    choices enumerated: no mention, or a mention of each entity seen so far or a new one), and L_t from the
+    model's p(L_t | …) over the lengths that fit the sentence; a mention's later tokens follow. Each step's
+    importance weight p/q is then Σ_{r,e} p(r, e, x_t | history) (times the mass of the lengths that fit),
+    the same for every draw, so the particles differ only in the histories they carry (Doucet & Johansen 2009,
+    §4.1). Same interface as ``AnnotationSampler``; ``joint`` holds the generative joint log p of the sampled
+    annotation at the last step (read by ``smc_log_marginals`` instead of a second ``JointScorer``)."""
+
+    @torch.no_grad()
+    def __init__(self, model: EntityNLM, batch: EntityBatch, generator: Optional[torch.Generator] = None,
+                 copies: int = 1):
+        self.scorer = JointScorer(model, batch.words, batch.mask, copies)  # the model's state, advanced per step
+        self.model, self.generator = self.scorer.model, generator
+        words = self.scorer.words
+        self.entity = torch.full_like(words, -1)
+        self.remaining = torch.zeros_like(words)
+        self.log_q = self.scorer.latest.new_zeros(len(words))
+        self.is_eos = words == EOS
+        self.to_eos = tokens_before_eos(self.is_eos)
+        self.lengths = torch.arange(1, model.max_length + 1, device=words.device)
+        self.current = torch.full((len(words),), -1, dtype=torch.long, device=words.device)
+        self.left = torch.zeros_like(self.current)
+        self.joint = self.log_q.clone()
+
+    STATE = ("entity", "remaining", "log_q", "current", "left")
+
+    def reindex(self, rows: torch.Tensor) -> None:
+        """Continue from the samples ``rows`` (see ``AnnotationSampler.reindex``); the model's state with them."""
+        for name in self.STATE:
+            setattr(self, name, getattr(self, name)[rows])
+        self.scorer.reindex(rows)
+
+    def choices(self, t: int, context: torch.Tensor, may_start: torch.Tensor):
+        """(B, 1 + W) log p(R_t, E_t, lengths that fit, X_t | history) of [no mention, entity 0..W−1], and
+        (B, W, max_length) log p(L_t | E_t)."""
+        model, state = self.model, self.scorer
+        K = model.n_slots
+        word = state.words[:, t]
+        r_logp = torch.log_softmax(context @ state.r_table.T, -1)
+        no_mention = r_logp[:, 0] + model.words(context + model.entity_to_word(state.latest), word).output
+        e_logp = model.entity_log_probs(context, state.entities, state.last_position, state.seen, state.n_seen, t)
+        W = e_logp.shape[1]
+        candidates = state.entities[:, :W]
+        length_logp = torch.log_softmax(model.length(torch.cat([context[:, None].expand(-1, W, -1), candidates],
+                                                                -1)), -1)
+        fits = self.lengths[None, :] <= self.to_eos[:, t, None]
+        fit_mass = torch.logsumexp(length_logp.masked_fill(~fits[:, None, :], float("-inf")), -1)
+        allowed = (torch.arange(W, device=word.device)[None, :] <= state.n_seen.clamp(max=K - 1)[:, None]) \
+            & may_start[:, None] & fits.any(-1, keepdim=True)
+        b, k = torch.nonzero(allowed, as_tuple=True)
+        mention = context.new_full((len(word), W), float("-inf"))
+        if len(b):
+            word_logp = model.words(context[b] + model.entity_to_word(candidates[b, k]), word[b]).output
+            mention = mention.index_put((b, k), r_logp[b, 1] + e_logp[b, k] + fit_mass[b, k] + word_logp)
+        return torch.cat([no_mention[:, None], mention], 1), length_logp.masked_fill(~fits[:, None, :], NEG_INF)
+
+    @torch.no_grad()
+    def step(self, t: int) -> torch.Tensor:
+        """Sample the annotation of token t and advance the model's state. Returns log q at t (B,)."""
+        state = self.scorer
+        rows = state.rows
+        context = state.before[state.document, t]
+        predicted = state.predicted[:, t]
+        continuing = predicted & (self.left > 1)
+        decision = predicted & ~continuing
+        may_start = decision & ~self.is_eos[:, t]
+        zeros = self.log_q.new_zeros(len(rows))
+        step_q = zeros
+        start = torch.zeros_like(decision)
+        if bool(decision.any()):
+            options, length_logp = self.choices(t, context, may_start)
+            option_logq = torch.log_softmax(options, -1)
+            choice = torch.multinomial(option_logq.exp(), 1, generator=self.generator).squeeze(1)
+            start = decision & (choice > 0)
+            step_q = torch.where(decision, option_logq[rows, choice], zeros)
+            if bool(start.any()):
+                e = (choice - 1).clamp(min=0)
+                l_logp = torch.log_softmax(length_logp[rows, e], -1)
+                length = torch.multinomial(l_logp.exp(), 1, generator=self.generator).squeeze(1)
+                step_q = step_q + torch.where(start, l_logp[rows, length], zeros)
+                self.current = torch.where(start, e, self.current)
+                self.left = torch.where(start, length + 1, self.left)
+        self.left = torch.where(continuing, self.left - 1, torch.where(start, self.left, torch.zeros_like(self.left)))
+        entity = torch.where(self.left > 0, self.current, torch.full_like(self.current, -1))
+        self.entity[:, t], self.remaining[:, t] = entity, self.left
+        self.joint = state.step(t, entity, self.left)
+        self.log_q += step_q
+        return step_q
+
+
 def sample_annotations(proposal: EntityNLM, batch: EntityBatch, generator: Optional[torch.Generator] = None):
     """One sample of the mention variables per row of ``batch`` from the discriminative ``proposal``
     Q(R, E, L | X), reading left to right (see ``AnnotationSampler``): (entity (B, T), remaining (B, T),
@@ -428,8 +521,9 @@ def effective_sample_size(log_weights: torch.Tensor) -> float:
 
 
 @torch.no_grad()
-def smc_log_marginals(generative: EntityNLM, proposal: EntityNLM, documents: EntityBatch, n_particles: int,
-                      generator: Optional[torch.Generator] = None, resample_below: float = 0.0) -> List[Dict[str, float]]:
+def smc_log_marginals(generative: EntityNLM, proposal: Optional[EntityNLM], documents: EntityBatch, n_particles: int,
+                      generator: Optional[torch.Generator] = None, resample_below: float = 0.0,
+                      every_token: bool = False) -> List[Dict[str, float]]:
     """log p(X) of each document (row) of ``documents``, from ``n_particles`` annotations per document drawn
     from the proposal token by token and weighted by the generative model's p(X, R, E, L) over Q's.
 
@@ -437,21 +531,29 @@ def smc_log_marginals(generative: EntityNLM, proposal: EntityNLM, documents: Ent
     Carlo: at each sentence end of a document whose weights' effective sample size is below
     ``resample_below`` × N, its particles are resampled (multinomially) and its weights reset; the estimate
     of p(X) (the product over resampling points of the mean weight) is unbiased as importance sampling's, but
-    no longer lets one sample carry a whole long document. Per document: the log-likelihood, how many times
-    its particles were resampled, and the effective sample size of its last weights."""
+    no longer lets one sample carry a whole long document; ``every_token``: the check is made after every
+    token instead (still unbiased: the state carried includes the mention in progress). ``proposal`` None:
+    the generative model's locally optimal proposal (``LocallyOptimalSampler``) instead of the discriminative
+    EntityNLM. Per document: the log-likelihood, how many times its particles were resampled, and the
+    effective sample size of its last weights."""
     G, T = documents.words.shape
-    sampler = AnnotationSampler(proposal, documents, generator, copies=n_particles)
-    scorer = JointScorer(generative, documents.words, documents.mask, copies=n_particles)
+    if proposal is None:
+        sampler = LocallyOptimalSampler(generative, documents, generator, copies=n_particles)
+        scorer = sampler.scorer
+    else:
+        sampler = AnnotationSampler(proposal, documents, generator, copies=n_particles)
+        scorer = JointScorer(generative, documents.words, documents.mask, copies=n_particles)
     log_w = scorer.latest.new_zeros(G, n_particles)
     log_z = [0.0] * G
     resamples = [0] * G
     predicted = documents.predicted()
     last = [int(torch.nonzero(p).max()) if bool(p.any()) else -1 for p in predicted]
-    ends = (documents.words == EOS) & predicted
+    ends = predicted if every_token else (documents.words == EOS) & predicted
     offsets = torch.arange(G, device=log_w.device)[:, None] * n_particles
     for t in range(T):
         log_q = sampler.step(t)
-        log_w += (scorer.step(t, sampler.entity[:, t], sampler.remaining[:, t]) - log_q.to(log_w.device)).view(G, -1)
+        log_p = sampler.joint if proposal is None else scorer.step(t, sampler.entity[:, t], sampler.remaining[:, t])
+        log_w += (log_p - log_q.to(log_w.device)).view(G, -1)
         if resample_below <= 0:
             continue
         chosen = torch.arange(G * n_particles, device=log_w.device).view(G, -1)
@@ -466,7 +568,8 @@ def smc_log_marginals(generative: EntityNLM, proposal: EntityNLM, documents: Ent
             resamples[g] += 1
             moved = True
         if moved:
-            sampler.reindex(chosen.flatten().to(sampler.words.device))
-            scorer.reindex(chosen.flatten())
+            sampler.reindex(chosen.flatten().to(sampler.entity.device))
+            if proposal is not None:  # else the sampler's own scorer moved with it
+                scorer.reindex(chosen.flatten())
     return [{"log_likelihood": log_z[g] + float(log_mean_exp(log_w[g].double())), "resamples": resamples[g],
              "ess": effective_sample_size(log_w[g])} for g in range(G)]

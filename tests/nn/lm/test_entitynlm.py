@@ -252,3 +252,49 @@ def test_documents_of_a_batch_are_resampled_apart_and_without_resampling_it_is_i
     assert plain["log_likelihood"] == pytest.approx((torch.logsumexp(log_p - log_q, 0) - math.log(50)).item(), abs=1e-4)
     empty = smc_log_marginals(generative, proposal, EntityBatch(*(torch.zeros(1, 0, dtype=torch.long),) * 4), 4)
     assert empty[0]["log_likelihood"] == 0.0
+
+
+def test_the_locally_optimal_proposal_recovers_the_exact_marginal_with_few_particles():
+    from spacy_entmem.nn.lm.entitynlm import smc_log_marginals
+
+    generative, proposal = model(), model(discriminative=True)
+    exact, _ = exact_log_marginal(generative, TWO_SENTENCES)
+    result = smc_log_marginals(generative, None, one_document(TWO_SENTENCES), 2000, torch.Generator().manual_seed(0),
+                               0.5, every_token=True)[0]
+    assert result["log_likelihood"] == pytest.approx(exact, abs=0.005)  # measured 0.0006
+    # unbiased in p(X), and far less spread than with the discriminative proposal (measured 0.19 against 0.73)
+    spreads = {}
+    for name, q in (("locally optimal", None), ("discriminative", proposal)):
+        generator = torch.Generator().manual_seed(1)
+        estimates = torch.tensor([math.exp(smc_log_marginals(generative, q, one_document(TWO_SENTENCES), 3, generator,
+                                                             1.0, every_token=True)[0]["log_likelihood"])
+                                  for _ in range(300)]) / math.exp(exact)
+        spreads[name] = float(estimates.std())
+        if q is None:
+            assert float(estimates.mean()) == pytest.approx(1.0, abs=0.06)  # 4 standard errors
+    assert spreads["locally optimal"] < 0.5 * spreads["discriminative"]
+
+
+def test_the_locally_optimal_sampler_draws_annotations_the_model_scores_as_its_forward_pass():
+    from spacy_entmem.nn.lm.entitynlm import LocallyOptimalSampler
+
+    generative = model()
+    words, mask = torch.tensor(WORDS.tolist() * 3), torch.tensor(MASK.tolist() * 3)
+    sampler = LocallyOptimalSampler(generative, EntityBatch(words, words, words, mask), torch.Generator().manual_seed(0),
+                                    copies=4)
+    joints, weights = [], []
+    for t in range(words.shape[1]):
+        step_q = sampler.step(t)
+        joints.append(sampler.joint)
+        weights.append(sampler.joint - step_q)
+    entity, remaining = sampler.entity, sampler.remaining
+    assert (entity >= 0).any() and (entity < 0).any()
+    rows = sampler.scorer.document
+    expected = generative(EntityBatch(words[rows], entity, remaining, mask[rows])).joint
+    assert torch.allclose(torch.stack(joints, 1), expected, atol=1e-5)
+    assert torch.allclose(sampler.log_q, (torch.stack(joints, 1) - torch.stack(weights, 1)).sum(1), atol=1e-4)
+    # at the first predicted token every draw of a document shares its history: the weight p/q is the same
+    first = torch.stack(weights, 1)[:, 1].view(-1, 4)
+    assert torch.allclose(first, first[:, :1].expand(-1, 4), atol=1e-5)
+    # no mention at a sentence end, none past it
+    assert not ((words[rows] == 2) & (entity >= 0)).any()
