@@ -445,7 +445,7 @@ class LocallyOptimalSampler:
 
     def choices(self, t: int, context: torch.Tensor, may_start: torch.Tensor):
         """(B, 1 + W) log p(R_t, E_t, lengths that fit, X_t | history) of [no mention, entity 0..W−1], and
-        (B, W, max_length) log p(L_t | E_t)."""
+        (B, W, max_length) log p(L_t | E_t), NEG_INF for the lengths that do not fit the sentence."""
         model, state = self.model, self.scorer
         K = model.n_slots
         word = state.words[:, t]
