@@ -249,6 +249,17 @@ def tokens_before_eos(is_eos: torch.Tensor) -> torch.Tensor:
     return next_eos - steps
 
 
+def record_step(sampler, t: int, continuing: torch.Tensor, start: torch.Tensor) -> torch.Tensor:
+    """Write token t's annotation into a sampler's ``entity`` / ``remaining`` (B, T): a mention in progress
+    counts down (``left``), one that ``start``s here begins with the ``left`` and ``current`` just drawn, any
+    other row has none. Returns the entity at t (B,) (−1: no mention)."""
+    zeros = torch.zeros_like(sampler.left)
+    sampler.left = torch.where(continuing, sampler.left - 1, torch.where(start, sampler.left, zeros))
+    entity = torch.where(sampler.left > 0, sampler.current, torch.full_like(sampler.current, -1))
+    sampler.entity[:, t], sampler.remaining[:, t] = entity, sampler.left
+    return entity
+
+
 class AnnotationSampler:
     """Draws the mention variables of a batch from the discriminative ``proposal`` Q(R, E, L | X), one token
     at a time (``step``), so that a caller can resample its rows between steps (``reindex``: sequential Monte
@@ -323,9 +334,7 @@ class AnnotationSampler:
             self.current = torch.where(start, e, self.current)
             self.left = torch.where(start, length + 1, self.left)
             self.n_seen = torch.where(start & (e == self.n_seen), self.n_seen + 1, self.n_seen)
-        self.left = torch.where(continuing, self.left - 1, torch.where(start, self.left, torch.zeros_like(self.left)))
-        k = torch.where(self.left > 0, self.current, torch.full_like(self.current, -1))
-        self.entity[:, t], self.remaining[:, t] = k, self.left
+        k = record_step(self, t, continuing, start)
         in_mention = k >= 0
         if bool(in_mention.any()):
             mention_rows = rows[in_mention]
@@ -493,9 +502,7 @@ class LocallyOptimalSampler:
                 step_q = step_q + torch.where(start, l_logp[rows, length], zeros)
                 self.current = torch.where(start, e, self.current)
                 self.left = torch.where(start, length + 1, self.left)
-        self.left = torch.where(continuing, self.left - 1, torch.where(start, self.left, torch.zeros_like(self.left)))
-        entity = torch.where(self.left > 0, self.current, torch.full_like(self.current, -1))
-        self.entity[:, t], self.remaining[:, t] = entity, self.left
+        entity = record_step(self, t, continuing, start)
         self.joint = state.step(t, entity, self.left)
         self.log_q += step_q
         return step_q
