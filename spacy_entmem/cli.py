@@ -2,7 +2,7 @@
 (also ``python -m spacy_entmem``)."""
 import json
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, Dict, List, Optional
 
 import typer
 from wasabi import msg
@@ -115,16 +115,31 @@ def gap_evaluate(
                                           "new_entity_bias on validation (default: the pipeline's own)"),
     select_finder: bool = typer.Option(False, help="First choose the span finder's threshold and cap on "
                                        "candidates per token on validation (default: the pipeline's own)"),
+    setting: List[str] = typer.Option([], help="NAME=JSON: set a decision setting first, as in coref-evaluate "
+                                      "(repeatable)"),
 ) -> None:
     """Select the threshold on validation, then score validation and test with the official GAP logic."""
     from .evaluation.gap_evaluate import evaluate_gap
 
     nlp = load_pipeline(model)
+    _apply_settings(nlp, {}, setting)
     if select_finder and "span_finder" not in nlp.pipe_names:
         msg.fail(f"--select-finder needs a 'span_finder' component; the pipeline has {nlp.pipe_names}", exits=1)
     result = evaluate_gap(nlp, validation, test, output_dir, batch_size=batch_size,
                           select_decisions=select_decisions, select_finder=select_finder)
     print(json.dumps(result, indent=2))
+
+
+def _apply_settings(nlp, chosen: Dict[str, Any], setting: List[str]) -> None:
+    """Apply the decision settings ``chosen`` (e.g. read from an earlier JSON), updated by the ``NAME=JSON``
+    strings of ``--setting``; a bad setting ends the command with a message naming it."""
+    from .evaluation.coref_evaluate import apply_decisions, parse_settings
+
+    try:
+        chosen.update(parse_settings(setting))
+    except ValueError as error:
+        msg.fail(str(error), exits=1)
+    apply_decisions(nlp, chosen)
 
 
 @app.command("coref-evaluate")
@@ -149,18 +164,12 @@ def coref_evaluate(
 ) -> None:
     """MUC, B³, CEAF-e, CoNLL F1 and LEA (exact mentions, with and without singletons); writes CoNLL-2012
     files so the reference scorer can be run: scorer.pl all <name>.gold.conll <name>.pred.conll none."""
-    from .evaluation.coref_evaluate import (
-        apply_decisions, current_decisions, evaluate_corpus, parse_settings, select_decisions,
-    )
+    from .evaluation.coref_evaluate import current_decisions, evaluate_corpus, select_decisions
 
     nlp = load_pipeline(model)
     memory = nlp.get_pipe("entity_memory")
     chosen = json.loads(decisions_from.read_text(encoding="utf8")) if decisions_from is not None else {}
-    try:
-        chosen.update(parse_settings(setting))
-    except ValueError as error:
-        msg.fail(str(error), exits=1)
-    apply_decisions(nlp, chosen)
+    _apply_settings(nlp, chosen, setting)
     if disable_feature:
         from .pipeline.entity_memory import check_pair_feature_names
 
