@@ -257,6 +257,6 @@ def test_gap_evaluate_select_finder_needs_a_span_finder(trained_nlp, tmp_path):
     assert "--select-finder needs a 'span_finder' component" in result.output
     assert not (tmp_path / "out").exists()
     refused = runner.invoke(app, ["gap-evaluate", str(tmp_path / "pipe"), str(tsv), str(tsv), "--output-dir",
-                                  str(tmp_path / "out"), "--setting", "name_match=maybe"])
+                                  str(tmp_path / "out"), "--setting", "name_genders=maybe"])
     assert refused.exit_code == 1 and "must be JSON" in flat(refused)
     assert not (tmp_path / "out").exists()

@@ -84,7 +84,6 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
         "animacy_agreement": False,
         "pronoun_agreement": [],
         "name_agreement": False,
-        "name_match": False,
         "scorer": {"@scorers": "spacy_entmem.entity_memory_scorer.v1"},
     },
     default_score_weights={"gap_f1": 0.5, "coref_f": 0.5},
@@ -96,7 +95,7 @@ def make_entity_memory(
     full_negatives: int, lm_weight: float, count_threshold: float, temperature_halving_examples: int,
     scorer: Optional[Callable], disabled_pair_features: List[str] = [],  # noqa: B006 (spaCy config default)
     name_genders: bool = False, pronoun_agreement: List[str] = [],  # noqa: B006 (spaCy config default)
-    name_agreement: bool = False, animacy_agreement: bool = False, name_match: bool = False,
+    name_agreement: bool = False, animacy_agreement: bool = False,
 ) -> "EntityMemory":
     weights = LossWeights(self_link_weight, positive_weight, negative_weight, sparsity_weight,
                           full_link_weight, full_negatives, lm_weight)
@@ -108,7 +107,6 @@ def make_entity_memory(
         temperature_halving_examples=temperature_halving_examples, scorer=scorer,
         disabled_pair_features=disabled_pair_features, name_genders=name_genders,
         pronoun_agreement=pronoun_agreement, name_agreement=name_agreement, animacy_agreement=animacy_agreement,
-        name_match=name_match,
     )
 
 
@@ -187,7 +185,6 @@ class EntityMemory(TrainablePipe):
         count_threshold: float = 0.5, temperature_halving_examples: int = 20000, scorer: Optional[Callable] = None,
         disabled_pair_features: Iterable[str] = (), name_genders: bool = False,
         pronoun_agreement: Iterable[str] = (), name_agreement: bool = False, animacy_agreement: bool = False,
-        name_match: bool = False,
     ):
         weights = weights or LossWeights()
         _check_config(cluster_prefix, mentions_key, entity_threshold, weights, temperature_halving_examples,
@@ -227,7 +224,6 @@ class EntityMemory(TrainablePipe):
             "animacy_agreement": bool(animacy_agreement),
             "pronoun_agreement": list(pronoun_agreement),
             "name_agreement": bool(name_agreement),
-            "name_match": bool(name_match),
             "examples_seen": 0,
         }
 
@@ -308,7 +304,6 @@ class EntityMemory(TrainablePipe):
         module.agreement_constraints = agreement_indices(self.cfg.get("pronoun_agreement", []))
         module.name_agreement = bool(self.cfg.get("name_agreement", False))
         module.animacy_agreement = bool(self.cfg.get("animacy_agreement", False))
-        module.name_match = bool(self.cfg.get("name_match", False))
 
     def set_annotations(self, docs: Iterable[Doc], logs: List[MemoryLog]) -> None:
         prefix = self.cfg["cluster_prefix"]

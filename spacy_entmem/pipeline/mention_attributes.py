@@ -112,19 +112,6 @@ def given_name(words: List[str], capitalised: List[bool]) -> str:
     return ""
 
 
-def name_words(words: List[str], capitalised: List[bool]) -> Tuple[str, str]:
-    """A name's first and last words (lowercased words up to the head, with whether each is capitalised),
-    past articles, titles and honorifics: ("elizabeth", "bennet") for "Miss Elizabeth Bennet", ("darcy",
-    "darcy") for "Mr. Darcy"; "" where the word is not a capitalised, alphabetic non-pronoun ("the Count",
-    "the house")."""
-    given = given_name(words, capitalised)
-    last, upper = (words[-1], capitalised[-1]) if words else ("", False)
-    plain = last.replace("-", "").replace("'", "")
-    if not (upper and plain.isalpha() and last not in PRONOUNS and last not in NAME_PREFIXES):
-        last = ""
-    return given, last
-
-
 def _sentence_initial_flags(lower: List[str], sent_starts: List[bool]) -> List[bool]:
     """Per token: first of the doc or of a sentence (parsed, or after '.', '!', '?', a line break or an
     opening quote)."""
@@ -144,10 +131,9 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
     head word; -1 for a pronoun), pronoun class (0: not a pronoun), gender (UNKNOWN / MASCULINE / FEMININE /
     NEUTER), number (UNKNOWN / SINGULAR / PLURAL), quoted (1 inside a quotation), proper (1 if a word other
     than a sentence-initial one is capitalised). ``name_genders`` (given name → gender, see
-    ``corpora.name_genders``) gives a gender to names that carry no honorific or kinship cue. Then
+    ``corpora.name_genders``) gives a gender to names that carry no honorific or kinship cue. Last column:
     inanimate (1 if the mention has no gender and its head word is in ``inanimate_nouns``, see
-    ``corpora.inanimate_nouns``: "Bletchley Park", "mathematics"; always 0 without the list); then the ids of
-    the name's first and last words (``name_words``; -1 for none)."""
+    ``corpora.inanimate_nouns``: "Bletchley Park", "mathematics"; always 0 without the list)."""
     # the token attributes as arrays: no Token objects (quotes and line breaks have no case, so the
     # lowercased words serve for the quotation flags)
     columns = doc.to_array([LOWER, IS_TITLE, SENT_START]).reshape(-1, 3).tolist() if len(doc) else []
@@ -164,7 +150,7 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
         pronoun = PRONOUN_CLASS.get(words[0], 0) if len(words) == 1 else 0
         if pronoun:
             _, number, gender = PRONOUNS[words[0]]
-            rows.append((-1, -1, pronoun, gender, number, int(quoted[start]), 0, 0, -1, -1))
+            rows.append((-1, -1, pronoun, gender, number, int(quoted[start]), 0, 0))
             continue
         content = words[1:] if len(words) > 1 and words[0] in LEADING_WORDS else words
         head = _head_index(words)
@@ -173,7 +159,6 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
             gender = name_genders.get(given_name(words, titles[start:end]), UNKNOWN)
         inanimate = int(not gender and inanimate_nouns is not None and words[head] in inanimate_nouns)
         proper = any(capitalised[start:end])
-        given, last = name_words(words[: head + 1], titles[start:start + head + 1])
         rows.append((ids(" ".join(content)), ids(words[head]), 0, gender, UNKNOWN, int(quoted[start]),
-                     int(proper), inanimate, ids(given), ids(last)))
+                     int(proper), inanimate))
     return numpy.asarray(rows, dtype="int64").reshape(-1, len(ATTRIBUTE_FIELDS))

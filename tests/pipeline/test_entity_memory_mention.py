@@ -129,12 +129,10 @@ def test_coref_evaluate_reports_the_floors_and_reuses_chosen_decisions(mention_n
     assert reused["name_genders"] is False and reused["pronoun_agreement"] == [] and reused["name_agreement"] is False
     setting = CliRunner().invoke(app, ["coref-evaluate", str(tmp_path / "model"), str(corpus), "--output-dir",
                                        str(tmp_path / "out"), "--name", "set", "--setting", "name_genders=true",
-                                       "--setting", 'pronoun_agreement=["gender"]', "--setting", "name_agreement=true",
-                                       "--setting", "name_match=true"])
+                                       "--setting", 'pronoun_agreement=["gender"]', "--setting", "name_agreement=true"])
     assert setting.exit_code == 0, setting.output
     chosen = json.loads((tmp_path / "out" / "set.json").read_text())
     assert chosen["name_genders"] is True and chosen["pronoun_agreement"] == ["gender"] and chosen["name_agreement"]
-    assert chosen["name_match"] is True
     for bad, message in (("colour=1", "expected NAME=VALUE"), ("name_genders=yes", "must be JSON")):
         refused = CliRunner().invoke(app, ["coref-evaluate", str(tmp_path / "model"), str(corpus), "--setting", bad])
         assert refused.exit_code == 1 and message in refused.output, refused.output
@@ -296,23 +294,20 @@ def test_agreement_settings_are_validated_and_reach_the_memory(mention_nlp, litb
     from spacy_entmem.models.memory import ATTRIBUTES_LAYER, find_layer
 
     memory.cfg["pronoun_agreement"], memory.cfg["name_agreement"] = ["gender", "number"], True
-    memory.cfg["animacy_agreement"] = memory.cfg["name_match"] = True
+    memory.cfg["animacy_agreement"] = True
     try:
         _with_gold_candidates(mention_nlp, litbank_piece)
         assert torch_memory(memory.model).agreement_constraints == (2, 3)
         assert torch_memory(memory.model).name_agreement is True
         assert torch_memory(memory.model).animacy_agreement is True
-        assert torch_memory(memory.model).name_match is True
         assert find_layer(memory.model, ATTRIBUTES_LAYER).attrs["inanimate_nouns"] is True  # the list is read
     finally:
         memory.cfg["pronoun_agreement"], memory.cfg["name_agreement"] = [], False
-        memory.cfg["animacy_agreement"] = memory.cfg["name_match"] = False
+        memory.cfg["animacy_agreement"] = False
     _with_gold_candidates(mention_nlp, litbank_piece)
     assert torch_memory(memory.model).agreement_constraints == ()
     assert torch_memory(memory.model).name_agreement is False
     assert torch_memory(memory.model).animacy_agreement is False
-    assert torch_memory(memory.model).name_match is False
     assert find_layer(memory.model, ATTRIBUTES_LAYER).attrs["inanimate_nouns"] is False
     assert mention_pipeline(name_agreement=True).get_pipe("entity_memory").cfg["name_agreement"] is True
     assert mention_pipeline(animacy_agreement=True).get_pipe("entity_memory").cfg["animacy_agreement"] is True
-    assert mention_pipeline(name_match=True).get_pipe("entity_memory").cfg["name_match"] is True

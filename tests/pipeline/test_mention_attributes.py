@@ -63,21 +63,3 @@ def test_a_possessor_is_no_gender_cue_and_inanimate_heads_need_the_list_and_no_g
     rows = mention_attributes(doc, spans, StringIds(), {"alan": MASCULINE}, frozenset({"park", "alan"}))
     assert rows[:, INANIMATE].tolist() == [0, 0, 1, 0, 1]  # gendered names and pronouns never are
     assert mention_attributes(doc, spans, StringIds())[:, INANIMATE].tolist() == [0] * 5  # no list: nothing is
-
-
-def test_name_words_are_a_names_first_and_last_capitalised_words_past_titles():
-    from spacy_entmem.nn.memory.mention_memory import NAME_GIVEN, NAME_LAST
-    from spacy_entmem.pipeline.mention_attributes import name_words
-
-    assert name_words(["miss", "elizabeth", "bennet"], [True, True, True]) == ("elizabeth", "bennet")
-    assert name_words(["mr.", "darcy"], [True, True]) == ("darcy", "darcy")
-    assert name_words(["the", "count"], [False, True]) == ("", "")
-    assert name_words(["her", "sister", "jane"], [False, False, True]) == ("", "jane")
-    assert name_words(["the", "house"], [True, False]) == ("", "")
-    doc = spacy.blank("en")("Miss Bingley met her sister Jane in the house of Mr. Bennet , and she left .")
-    ids = StringIds()
-    #                                    Miss Bingley  her sister Jane  the house of Mr. Bennet  she
-    rows = mention_attributes(doc, [(0, 2), (3, 6), (7, 12), (15, 16)], ids)
-    assert rows[:, NAME_GIVEN].tolist() == [ids("bingley"), -1, -1, -1]
-    assert rows[:, NAME_LAST].tolist() == [ids("bingley"), ids("jane"), -1, -1]  # the head of "the house of …"
-

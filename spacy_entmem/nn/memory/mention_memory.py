@@ -41,12 +41,9 @@ NO_CLUSTER = -1
 # candidate is a mention of none of the annotated entities (a GAP pronoun that is neither A's nor B's)
 NOT_A_MENTION, UNKNOWN, SOME_OTHER_ENTITY = -1, -2, -3
 # the candidate attributes, one column each (made by spacy_entmem.pipeline.mention_attributes)
-# (name_given / name_last: ids of a name's first and last capitalised words, for ``name_match``; -1: none)
-ATTRIBUTE_FIELDS = ("norm", "head", "pronoun", "gender", "number", "quoted", "proper", "inanimate",
-                    "name_given", "name_last")
-NORM, HEAD, PRONOUN, GENDER, NUMBER, QUOTED, PROPER, INANIMATE, NAME_GIVEN, NAME_LAST = range(len(ATTRIBUTE_FIELDS))
-NAME_WORDS = [NAME_GIVEN, NAME_LAST]
-PADDING_ATTRIBUTES = (-1, -1, 0, 0, 0, 0, 0, 0, -1, -1)  # no string, not a pronoun, nothing known
+ATTRIBUTE_FIELDS = ("norm", "head", "pronoun", "gender", "number", "quoted", "proper", "inanimate")
+NORM, HEAD, PRONOUN, GENDER, NUMBER, QUOTED, PROPER, INANIMATE = range(len(ATTRIBUTE_FIELDS))
+PADDING_ATTRIBUTES = (-1, -1, 0, 0, 0, 0, 0, 0)  # no string, not a pronoun, nothing known
 PERSONAL_GENDERS = (1, 2)  # masculine, feminine (mention_attributes.MASCULINE / FEMININE)
 N_PRONOUN_CLASSES = 8  # pronoun classes 1..7 (0: not a pronoun)
 DISTANCE_EDGES = numpy.array([1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128, 256, 512, 1024])
@@ -90,7 +87,6 @@ class CellState:
         self.proper = numpy.zeros((batch, n_cells), dtype="int64")
         self.inanimate = numpy.zeros((batch, n_cells), dtype=bool)  # a mention with an inanimate head joined
         self.strings = [[set() for _ in range(n_cells)] for _ in range(batch)]
-        self.names = [[set() for _ in range(n_cells)] for _ in range(batch)]  # name word ids of its mentions
         # per document: ("n", norm id) / ("h", head id) -> the cells holding a mention with that string
         self.cells_with = [dict() for _ in range(batch)]
         self.next_entity = numpy.zeros(batch, dtype="int64")
@@ -106,17 +102,6 @@ class CellState:
     def thing_only(self) -> numpy.ndarray:
         """(B, N) cells that hold a mention headed by an inanimate noun and no masculine / feminine gender."""
         return self.inanimate & ~numpy.isin(self.gender, PERSONAL_GENDERS)
-
-    def name_clash(self, attrs: numpy.ndarray, rows: numpy.ndarray, cells: numpy.ndarray) -> numpy.ndarray:
-        """(P,) whether candidate rows[k] carries name words and cell cells[k] holds a name sharing none of
-        them ("Miss Bingley" and a cell of "Jane"; not "Elizabeth" and a cell of "Elizabeth Bennet")."""
-        clash = numpy.zeros(len(rows), dtype=bool)
-        for k, (b, i) in enumerate(zip(rows.tolist(), cells.tolist())):
-            held = self.names[b][i]
-            if held:
-                words = {w for w in attrs[b, NAME_WORDS].tolist() if w >= 0}
-                clash[k] = bool(words) and held.isdisjoint(words)
-        return clash
 
     def pair_features(self, attrs: numpy.ndarray, starts: numpy.ndarray, rows: numpy.ndarray,
                       cells: numpy.ndarray) -> numpy.ndarray:
@@ -176,14 +161,11 @@ class CellState:
             for key in self.strings[b][i]:
                 self.cells_with[b][key].discard(i)
             self.strings[b][i] = set()
-            self.names[b][i] = set()
         for b, i, norm, head in zip(rows.tolist(), cells.tolist(), attrs[:, NORM].tolist(), attrs[:, HEAD].tolist()):
             if norm >= 0:
                 for key in (("n", norm), ("h", head)):
                     self.strings[b][i].add(key)
                     self.cells_with[b].setdefault(key, set()).add(i)
-        for b, i, words in zip(rows.tolist(), cells.tolist(), attrs[:, NAME_WORDS].tolist()):
-            self.names[b][i].update(w for w in words if w >= 0)
         for field, column in ((self.gender, GENDER), (self.number, NUMBER)):
             known = attrs[:, column] != 0
             field[rows[known], cells[known]] = attrs[known, column]
@@ -296,8 +278,6 @@ class MentionMemory(nn.Module):
         self.name_agreement = False
         # at inference: a masculine / feminine pronoun never joins a cell of things (``CellState.thing_only``)
         self.animacy_agreement = False
-        # at inference: a name never joins a cell whose names share none of its name words
-        self.name_match = False
         # at inference, for k-best lists: (B, M) action indices to take instead of the best (-1: the best),
         # and whether to return every step's decision scores (``MemoryOutput.decision_scores``)
         self.forced_actions: Optional[numpy.ndarray] = None
@@ -439,8 +419,7 @@ class MentionMemory(nn.Module):
         pre = sim_t[rows_t] + feature_part + memory_part[rows_t, cells_t] + mlp.memory_projs[1](g_t[rows_t] * cell_memory)
         raw = mlp.rest(pre).squeeze(-1)
         disagree = None
-        if (self.agreement_constraints or self.name_agreement or self.animacy_agreement or self.name_match) \
-                and not self.training:
+        if (self.agreement_constraints or self.name_agreement or self.animacy_agreement) and not self.training:
             disagree = numpy.zeros((B, N), dtype=bool)
             pronoun = attrs_t[rows, PRONOUN] > 0
             if self.agreement_constraints:
@@ -450,8 +429,6 @@ class MentionMemory(nn.Module):
             if self.animacy_agreement:
                 personal = pronoun & numpy.isin(attrs_t[rows, GENDER], PERSONAL_GENDERS)
                 disagree[rows, cells] |= personal & state.thing_only()[rows, cells]
-            if self.name_match:
-                disagree[rows, cells] |= state.name_clash(attrs_t, rows, cells)
         return scores.index_put((rows_t, cells_t), raw), disagree
 
     def _update(self, memory: torch.Tensor, memory_part: torch.Tensor, g_t: torch.Tensor, decision: Decision,

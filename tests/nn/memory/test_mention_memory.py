@@ -11,15 +11,8 @@ from spacy_entmem.nn.memory.mention_memory import (
 
 
 def _attributes(rows):
-    """(1, M, len(ATTRIBUTE_FIELDS)) from per-candidate (norm, head, pronoun, gender, number, quoted, proper,
-    inanimate[, name_given, name_last]); name words default to -1 (none)."""
-    return torch.tensor([[tuple(row) + (-1,) * (len(ATTRIBUTE_FIELDS) - len(row)) for row in rows]],
-                        dtype=torch.int64)
-
-
-def _rows(*rows):
-    """(len(rows), len(ATTRIBUTE_FIELDS)) numpy attributes, name words -1 (none) where a row stops short."""
-    return numpy.array([tuple(row) + (-1,) * (len(ATTRIBUTE_FIELDS) - len(row)) for row in rows])
+    """(1, M, 8) from per-candidate (norm, head, pronoun, gender, number, quoted, proper, inanimate)."""
+    return torch.tensor([rows], dtype=torch.int64)
 
 
 def _plain(m):
@@ -111,15 +104,15 @@ def test_padding_and_later_candidates_change_nothing_before_them(memory):
 def test_pair_features_see_string_matches_and_agreement():
     state = CellState(1, 3)
     # cell 0: "Mr. Darcy" (norm 5, head 6, masculine, proper); cell 1: "she" (feminine pronoun)
-    state.apply(numpy.array([OVERWRITE]), numpy.array([0]), _rows([5, 6, 0, 1, 0, 0, 1, 0]), numpy.array([2]),
+    state.apply(numpy.array([OVERWRITE]), numpy.array([0]), numpy.array([[5, 6, 0, 1, 0, 0, 1, 0]]), numpy.array([2]),
                 0.98, numpy.array([True]))
-    state.apply(numpy.array([OVERWRITE]), numpy.array([1]), _rows([-1, -1, 5, 2, 1, 0, 0, 0]), numpy.array([4]),
+    state.apply(numpy.array([OVERWRITE]), numpy.array([1]), numpy.array([[-1, -1, 5, 2, 1, 0, 0, 0]]), numpy.array([4]),
                 0.98, numpy.array([True]))
     every_cell = (numpy.zeros(3, dtype="int64"), numpy.arange(3))
-    darcy = state.pair_features(_rows([5, 6, 0, 0, 0, 0, 1, 0]), numpy.array([10]), *every_cell)
+    darcy = state.pair_features(numpy.array([[5, 6, 0, 0, 0, 0, 1, 0]]), numpy.array([10]), *every_cell)
     assert darcy[0, 0] == 2 and darcy[1, 0] == 1 and darcy[2, 0] == 0  # match; no match; empty cell: n/a
     assert darcy[0, 1] == 2
-    he = state.pair_features(_rows([-1, -1, 4, 1, 1, 0, 0, 0]), numpy.array([10]), *every_cell)
+    he = state.pair_features(numpy.array([[-1, -1, 4, 1, 1, 0, 0, 0]]), numpy.array([10]), *every_cell)
     assert he[0, 2] == 1 and he[1, 2] == 2  # gender agrees with Darcy, not with "she"
     assert he[1, 4] == 2 and he[0, 4] == 3  # another pronoun class than "she"; Darcy's last mention is no pronoun
     assert he[1, 7] == 0 and he[0, 7] == 1  # recency rank: "she" is the most recent
@@ -130,14 +123,14 @@ def test_an_overwritten_cell_forgets_its_strings_and_a_head_match_is_not_an_exac
     both = numpy.array([True, True])
     # doc 0: cell 0 holds "the old house" (norm 7, head 8); doc 1: cell 0 holds "house" (norm 8, head 8)
     state.apply(numpy.array([OVERWRITE, OVERWRITE]), numpy.array([0, 0]),
-                _rows([7, 8, 0, 0, 0, 0, 0, 0], [8, 8, 0, 0, 0, 0, 0, 0]), numpy.array([3, 1]), 0.98, both)
-    house = _rows([8, 8, 0, 0, 0, 0, 0, 0], [8, 8, 0, 0, 0, 0, 0, 0])
+                numpy.array([[7, 8, 0, 0, 0, 0, 0, 0], [8, 8, 0, 0, 0, 0, 0, 0]]), numpy.array([3, 1]), 0.98, both)
+    house = numpy.array([[8, 8, 0, 0, 0, 0, 0, 0], [8, 8, 0, 0, 0, 0, 0, 0]])
     pairs = (numpy.array([0, 1]), numpy.array([0, 0]))
     features = state.pair_features(house, numpy.array([5, 5]), *pairs)
     assert features[0, :2].tolist() == [1, 2] and features[1, :2].tolist() == [2, 2]
     # doc 0's cell 0 now holds a new entity "Anna" (norm 9): "house" matches nothing there any more
     state.apply(numpy.array([OVERWRITE, IGNORE]), numpy.array([0, 0]),
-                _rows([9, 9, 0, 0, 0, 0, 1, 0], [8, 8, 0, 0, 0, 0, 0, 0]), numpy.array([6, 6]), 0.98, both)
+                numpy.array([[9, 9, 0, 0, 0, 0, 1, 0], [8, 8, 0, 0, 0, 0, 0, 0]]), numpy.array([6, 6]), 0.98, both)
     features = state.pair_features(house, numpy.array([7, 7]), *pairs)
     assert features[0, :2].tolist() == [1, 1] and features[1, :2].tolist() == [2, 2]
 
@@ -251,36 +244,6 @@ def test_name_agreement_keeps_a_gendered_name_out_of_a_cell_of_the_other_gender(
     assert _disagreements(memory, attrs)[-1] == [[False, False]]
 
 
-def test_name_match_keeps_a_name_out_of_a_cell_whose_names_share_no_word_with_it(memory):
-    #  Elizabeth Bennet (7, 8)     Jane (9, 9)    Miss Bingley (10, 10)     Elizabeth (7, 7)    she
-    attrs = _attributes([(0, 0, 0, 2, 0, 0, 1, 0, 7, 8), (1, 1, 0, 2, 0, 0, 1, 0, 9, 9),
-                         (2, 2, 0, 2, 0, 0, 1, 0, 10, 10), (3, 3, 0, 2, 0, 0, 1, 0, 7, -1),
-                         (-1, -1, 4, 2, 1, 0, 0, 0)])
-    assert _disagreements(memory, attrs)[2] is None
-    memory.name_match = True
-    masks = _disagreements(memory, attrs)
-    # two cells: Miss Bingley clashes with both names and takes the least recently used cell (Elizabeth
-    # Bennet's); "Elizabeth" then clashes with Jane's and Miss Bingley's cells; a pronoun never clashes
-    assert masks[2] == [[True, True]] and masks[3] == [[True, True]] and masks[4] == [[False, False]]
-
-
-def test_cell_names_are_the_name_words_of_its_mentions_and_go_with_an_overwrite():
-    state = CellState(1, 2)
-    row = numpy.array([[0, 0, 0, 0, 0, 0, 1, 0, 7, 8]])
-    state.apply(numpy.array([OVERWRITE]), numpy.array([0]), row, numpy.array([1]), 0.98, numpy.array([True]))
-    state.apply(numpy.array([COREF]), numpy.array([0]), numpy.array([[1, 1, 0, 0, 0, 0, 1, 0, 9, -1]]),
-                numpy.array([2]), 0.98, numpy.array([True]))
-    assert state.names[0][0] == {7, 8, 9} and state.names[0][1] == set()
-    clash = state.name_clash(numpy.array([[2, 2, 0, 0, 0, 0, 1, 0, 8, 11]]), numpy.array([0]), numpy.array([0]))
-    unnamed = state.name_clash(numpy.array([[2, 2, 0, 0, 0, 0, 0, 0, -1, -1]]), numpy.array([0]), numpy.array([0]))
-    assert clash.tolist() == [False] and unnamed.tolist() == [False]  # shares "8"; no name words: no clash
-    assert state.name_clash(numpy.array([[2, 2, 0, 0, 0, 0, 1, 0, 11, 12]]), numpy.array([0]),
-                            numpy.array([0])).tolist() == [True]
-    state.apply(numpy.array([OVERWRITE]), numpy.array([0]), numpy.array([[3, 3, 0, 0, 0, 0, 0, 0, -1, -1]]),
-                numpy.array([3]), 0.98, numpy.array([True]))
-    assert state.names[0][0] == set()
-
-
 def test_greedy_never_joins_a_disagreeing_cell(memory):
     state = CellState(1, 2)
     state.entity[:] = [[0, 1]]
@@ -328,13 +291,13 @@ def test_animacy_agreement_keeps_he_and_she_out_of_a_cell_of_things():
 def test_a_cell_of_things_stops_being_one_once_a_gendered_mention_joins():
     state = CellState(1, 2)
     one = numpy.array([True])
-    state.apply(numpy.array([OVERWRITE]), numpy.array([0]), _rows([0, 0, 0, 0, 0, 0, 0, 1]), numpy.array([2]),
+    state.apply(numpy.array([OVERWRITE]), numpy.array([0]), numpy.array([[0, 0, 0, 0, 0, 0, 0, 1]]), numpy.array([2]),
                 0.98, one)
     assert state.thing_only().tolist() == [[True, False]]
-    state.apply(numpy.array([COREF]), numpy.array([0]), _rows([-1, -1, 5, 2, 1, 0, 0, 0]), numpy.array([4]),
+    state.apply(numpy.array([COREF]), numpy.array([0]), numpy.array([[-1, -1, 5, 2, 1, 0, 0, 0]]), numpy.array([4]),
                 0.98, one)  # "she" joined (a ship, say): the cell is feminine now
     assert state.thing_only().tolist() == [[False, False]]
-    state.apply(numpy.array([OVERWRITE]), numpy.array([0]), _rows([3, 3, 0, 0, 0, 0, 0, 1]), numpy.array([6]),
+    state.apply(numpy.array([OVERWRITE]), numpy.array([0]), numpy.array([[3, 3, 0, 0, 0, 0, 0, 1]]), numpy.array([6]),
                 0.98, one)  # a new entity takes the cell: its gender is forgotten
     assert state.thing_only().tolist() == [[True, False]]
 
