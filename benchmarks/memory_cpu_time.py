@@ -1,37 +1,52 @@
-"""CPU time of the default pipeline's ``entity_memory`` alone (best of 3 passes), on GAP paragraphs whose
-tok2vec and span finder ran first.
+"""CPU time of a pipeline's ``entity_memory`` alone (best of 3 passes), on GAP paragraphs whose tok2vec and
+span finder ran first.
 
-    python benchmarks/memory_cpu_time.py [--texts ../shared/data/gap/gap-test.tsv] [--limit 800]
+    python benchmarks/memory_cpu_time.py [--model default] [--model training/width/w100/model-best]
+                                         [--texts ../shared/data/gap/gap-test.tsv] [--limit 800]
 
-Process CPU time, not wall time: on a shared machine it varies less. To compare two versions of the code, run
-it alternately in each checkout (``git worktree add ../old <commit>``, then ``cd ../old && PYTHONPATH=.
-python benchmarks/memory_cpu_time.py``) and compare rounds, not single runs.
+Process CPU time, not wall time: on a shared machine it varies less. With several ``--model``s (pipelines
+whose tok2vec and span finder are the default's, e.g. those of configs/memory_width.cfg) every memory reads
+the same candidates, the memories run in alternating rounds, and each is reported as a ratio to the first. To
+compare two versions of the code, run it alternately in each checkout (``git worktree add ../old <commit>``,
+then ``cd ../old && PYTHONPATH=. python benchmarks/memory_cpu_time.py``) and compare rounds, not single runs.
 """
 import argparse
 import time
 
-import spacy_entmem
 from speed import read_texts
+
+from spacy_entmem.cli import load_pipeline
+
+
+def memory_cpu_seconds(memory, docs, batch_size: int) -> float:
+    """Process CPU seconds of one pass of ``memory`` over ``docs``."""
+    start = time.process_time()
+    list(memory.pipe(docs, batch_size=batch_size))
+    return time.process_time() - start
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
+    parser.add_argument("--model", action="append", help="pipeline ('default' or a directory); repeatable")
     parser.add_argument("--texts", default="../shared/data/gap/gap-test.tsv")
     parser.add_argument("--limit", type=int, default=800)
     parser.add_argument("--batch-size", type=int, default=64)
     args = parser.parse_args()
-    nlp = spacy_entmem.load_default()
-    docs = [nlp.make_doc(text) for text in read_texts(args.texts)[: args.limit]]
-    for _name, component in nlp.pipeline[:-1]:
+    models = args.model or ["default"]
+    pipelines = [load_pipeline(model) for model in models]
+    first = pipelines[0]
+    docs = [first.make_doc(text) for text in read_texts(args.texts)[: args.limit]]
+    for _name, component in first.pipeline[:-1]:  # the candidates: the first pipeline's tok2vec and span finder
         docs = list(component.pipe(docs, batch_size=args.batch_size))
-    memory = nlp.get_pipe("entity_memory")
-    list(memory.pipe(docs[: args.batch_size], batch_size=args.batch_size))  # warm up
-    best = float("inf")
+    memories = [nlp.get_pipe("entity_memory") for nlp in pipelines]
+    for memory in memories:
+        list(memory.pipe(docs[: args.batch_size], batch_size=args.batch_size))  # warm up
+    best = [float("inf")] * len(memories)
     for _ in range(3):
-        start = time.process_time()
-        list(memory.pipe(docs, batch_size=args.batch_size))
-        best = min(best, time.process_time() - start)
-    print(f"{spacy_entmem.__file__}: entity_memory {best:.3f} CPU s for {len(docs)} documents")
+        for i, memory in enumerate(memories):
+            best[i] = min(best[i], memory_cpu_seconds(memory, docs, args.batch_size))
+    for model, seconds in zip(models, best):
+        print(f"{model}: entity_memory {seconds:.3f} CPU s for {len(docs)} documents ({seconds / best[0]:.2f}x the first)")
 
 
 if __name__ == "__main__":
