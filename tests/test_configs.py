@@ -109,6 +109,23 @@ def test_full_coreference_configs_train_offline_and_load(mixed_corpus, tmp_path)
         assert log["spans"].shape == (len(doc.spans["mention_candidates"]), 2)
 
 
+def test_memory_width_config_trains_a_fresh_memory_of_that_width_over_the_frozen_default(mixed_corpus, tmp_path):
+    """memory_width.cfg sources the shipped tok2vec and span finder (their weights stay as shipped) and trains
+    a new memory of the width given."""
+    import spacy_entmem
+    from spacy_entmem.models.memory import torch_memory
+
+    result = spacy_train(CONFIGS / "memory_width.cfg", mixed_corpus, tmp_path, "--paths.base",
+                         str(spacy_entmem.DEFAULT_PIPELINE), "--components.entity_memory.model.hidden_width",
+                         "24", "--components.entity_memory.model.mlp_width", "16")
+    assert result.returncode == 0, result.stdout + result.stderr
+    trained, shipped = spacy.load(tmp_path / "model-last"), spacy_entmem.load_default()
+    memory = torch_memory(trained.get_pipe("entity_memory").model)
+    assert memory.hidden_width == 24 and memory.similarity_mlp.token_proj.out_features == 16
+    for name in ("tok2vec", "span_finder"):
+        assert trained.get_pipe(name).to_bytes(exclude=["vocab"]) == shipped.get_pipe(name).to_bytes(exclude=["vocab"])
+
+
 def test_transformer_windows_are_strided_and_the_memory_carries_across_them(mixed_corpus, tmp_path):
     """litbank_trf.cfg: the transformer reads 128-wordpiece windows with stride 96; the memory reads the
     whole document in one pass, so a word changed in the first window changes the memory's decisions in
