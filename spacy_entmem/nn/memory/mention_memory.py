@@ -333,6 +333,9 @@ class MentionMemory(nn.Module):
         memory_part = g.new_zeros(B, N, self.similarity_mlp.token_proj.out_features)
         rows = numpy.arange(B)
         g_steps, sim_steps = g.unbind(1), sim_token.unbind(1)
+        # the logits of IGNORE (0) and OVERWRITE, and each step's mention score for the COREF columns
+        fixed_steps = torch.stack([torch.zeros_like(mention_score), mention_score + new_score], dim=-1).unbind(1)
+        mention_steps = mention_score[..., None].unbind(1)
         feature_table = self.projected_feature_table()
         log_probs, actions, cells, usages, gold_steps, decision_scores = [], [], [], [], [], []
         partial = numpy.zeros(B, dtype=bool) if partial is None else partial
@@ -340,9 +343,7 @@ class MentionMemory(nn.Module):
         for t in range(M):
             coref, disagree = self._cell_scores(g_steps[t], sim_steps[t], memory, memory_part, state,
                                                 attrs[:, t], spans[:, t, 0], active[:, t], feature_table)
-            logits = torch.cat([torch.zeros_like(mention_score[:, t, None]),
-                                (mention_score[:, t] + new_score[:, t])[:, None],
-                                mention_score[:, t, None] + coref], dim=-1)
+            logits = torch.cat([fixed_steps[t], mention_steps[t] + coref], dim=-1)
             log_p = torch.log_softmax(logits, dim=-1)
             if clusters is not None:  # teacher forcing: the best of the actions the gold allows
                 allowed, supervised = allowed_actions(state, clusters[:, t], cell_cluster, partial)
@@ -369,9 +370,9 @@ class MentionMemory(nn.Module):
                 fresh = acted & (code < 0) & (decision.action == OVERWRITE)
                 cell_cluster[rows[fresh], decision.cell[fresh]] = NO_CLUSTER
             state.apply(decision.action, decision.cell, attrs[:, t], spans[:, t, 1], self.usage_decay, active[:, t])
-            usages.append(self._tensor(state.usage.copy()).to(g.dtype))
+            usages.append(state.usage.copy())
         out = self._output(torch.stack(log_probs, dim=1), numpy.stack(actions, 1), numpy.stack(cells, 1),
-                           torch.stack(usages, dim=1), n_spans, active_mask,
+                           self._tensor(numpy.stack(usages, 1)).to(g.dtype), n_spans, active_mask,
                            torch.stack(gold_steps, dim=1) if gold_steps else None, n_supervised)
         out.decision_scores = numpy.stack(decision_scores, 1) if decision_scores else None
         return out
@@ -381,10 +382,9 @@ class MentionMemory(nn.Module):
         """The argmax action after the inference offsets (ties go to the lowest index), or the ``forced``
         action index (B,) where it is ≥ 0. Cells in ``disagree`` (B, N) cannot be joined: their scores are
         −inf; the decision changes, the logged probabilities do not."""
-        scores = log_p.clone()
-        scores[:, IGNORE] += self.ignore_bias
-        scores[:, OVERWRITE] += self.new_entity_bias
-        scores = scores.cpu().numpy()
+        scores = log_p.cpu().numpy().copy()
+        scores[:, IGNORE] += numpy.float32(self.ignore_bias)
+        scores[:, OVERWRITE] += numpy.float32(self.new_entity_bias)
         if disagree is not None:
             scores[:, 2:][disagree] = -numpy.inf
         return choose(scores, state, forced)
@@ -411,12 +411,13 @@ class MentionMemory(nn.Module):
         features = state.pair_features(attrs_t, starts_t, rows, cells)
         if self.disabled_pair_features:
             features[:, list(self.disabled_pair_features)] = 0
-        rows_t, cells_t = self._tensor(rows), self._tensor(cells)
+        rows_t, pairs_t = self._tensor(rows), self._tensor(rows * N + cells)  # pairs: rows of the (B·N) cells
         # the features' share of the MLP's first layer: one lookup-and-sum in the projected table
         feature_part = F.embedding_bag(self._tensor(features + FEATURE_OFFSETS), feature_table, mode="sum")
-        cell_memory = memory[rows_t, cells_t]
+        cell_memory = memory.reshape(B * N, -1).index_select(0, pairs_t)  # index_select: ~10x cheaper than [rows, cells]
         mlp = self.similarity_mlp  # its first layer on [g; m; g⊙m; φ], the m block precomputed per cell
-        pre = sim_t[rows_t] + feature_part + memory_part[rows_t, cells_t] + mlp.memory_projs[1](g_t[rows_t] * cell_memory)
+        pre = (sim_t.index_select(0, rows_t) + feature_part + memory_part.reshape(B * N, -1).index_select(0, pairs_t)
+               + mlp.memory_projs[1](g_t.index_select(0, rows_t) * cell_memory))
         raw = mlp.rest(pre).squeeze(-1)
         disagree = None
         if (self.agreement_constraints or self.name_agreement or self.animacy_agreement) and not self.training:
@@ -429,7 +430,7 @@ class MentionMemory(nn.Module):
             if self.animacy_agreement:
                 personal = pronoun & numpy.isin(attrs_t[rows, GENDER], PERSONAL_GENDERS)
                 disagree[rows, cells] |= personal & state.thing_only()[rows, cells]
-        return scores.index_put((rows_t, cells_t), raw), disagree
+        return scores.reshape(-1).index_put((pairs_t,), raw).view(B, N), disagree
 
     def _update(self, memory: torch.Tensor, memory_part: torch.Tensor, g_t: torch.Tensor, decision: Decision,
                 active: numpy.ndarray) -> Tuple[torch.Tensor, torch.Tensor]:
@@ -438,13 +439,15 @@ class MentionMemory(nn.Module):
         rows = numpy.flatnonzero(active & (decision.action != IGNORE))
         if not len(rows):
             return memory, memory_part
-        rows_t, cells_t = self._tensor(rows), self._tensor(decision.cell[rows])
-        old, new = memory[rows_t, cells_t], g_t[rows_t]
+        B, N, H = memory.shape
+        rows_t, pairs_t = self._tensor(rows), self._tensor(rows * N + decision.cell[rows])
+        old, new = memory.reshape(B * N, H).index_select(0, pairs_t), g_t.index_select(0, rows_t)
         keep = torch.sigmoid(self.update_gate(torch.cat([old, new], dim=-1)))
         coref = self._tensor(decision.action[rows] == COREF)[:, None]
         updated = torch.where(coref, keep * old + (1 - keep) * new, new)
-        return (put(memory, (rows_t, cells_t), updated),
-                put(memory_part, (rows_t, cells_t), self.similarity_mlp.memory_projs[0](updated)))
+        part = self.similarity_mlp.memory_projs[0](updated)
+        return (put(memory.reshape(B * N, H), (pairs_t,), updated).view(B, N, H),
+                put(memory_part.reshape(B * N, -1), (pairs_t,), part).view(B, N, -1))
 
     def _output(self, log_p, actions, cells, usage, n_spans, active_mask, gold_logprob=None,
                 n_supervised: int = 0) -> MemoryOutput:
