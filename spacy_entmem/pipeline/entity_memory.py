@@ -84,6 +84,7 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
         "animacy_agreement": False,
         "pronoun_agreement": [],
         "name_agreement": False,
+        "pruning_bound": None,
         "scorer": {"@scorers": "spacy_entmem.entity_memory_scorer.v1"},
     },
     default_score_weights={"gap_f1": 0.5, "coref_f": 0.5},
@@ -95,7 +96,7 @@ def make_entity_memory(
     full_negatives: int, lm_weight: float, count_threshold: float, temperature_halving_examples: int,
     scorer: Optional[Callable], disabled_pair_features: List[str] = [],  # noqa: B006 (spaCy config default)
     name_genders: bool = False, pronoun_agreement: List[str] = [],  # noqa: B006 (spaCy config default)
-    name_agreement: bool = False, animacy_agreement: bool = False,
+    name_agreement: bool = False, animacy_agreement: bool = False, pruning_bound: Optional[float] = None,
 ) -> "EntityMemory":
     weights = LossWeights(self_link_weight, positive_weight, negative_weight, sparsity_weight,
                           full_link_weight, full_negatives, lm_weight)
@@ -107,6 +108,7 @@ def make_entity_memory(
         temperature_halving_examples=temperature_halving_examples, scorer=scorer,
         disabled_pair_features=disabled_pair_features, name_genders=name_genders,
         pronoun_agreement=pronoun_agreement, name_agreement=name_agreement, animacy_agreement=animacy_agreement,
+        pruning_bound=pruning_bound,
     )
 
 
@@ -161,6 +163,16 @@ def agreement_indices(names: Iterable[str]) -> tuple:
     return tuple(PAIR_FEATURE_NAMES.index(AGREEMENT_FEATURES[name]) for name in names)
 
 
+def check_pruning_bound(bound: Any) -> None:
+    """``pruning_bound`` is null (read every candidate) or a finite number (a COREF score no cell is taken to
+    exceed when a candidate is pruned before the memory loop)."""
+    if bound is None:
+        return
+    if isinstance(bound, bool) or not isinstance(bound, (int, float)) or not math.isfinite(bound):
+        raise ValueError(f"[spacy-entmem] invalid entity_memory config: pruning_bound must be null or a finite "
+                         f"number, got {bound!r}")
+
+
 def pair_feature_indices(names: Iterable[str]) -> tuple:
     from ..nn.memory.mention_memory import PAIR_FEATURE_NAMES
 
@@ -185,6 +197,7 @@ class EntityMemory(TrainablePipe):
         count_threshold: float = 0.5, temperature_halving_examples: int = 20000, scorer: Optional[Callable] = None,
         disabled_pair_features: Iterable[str] = (), name_genders: bool = False,
         pronoun_agreement: Iterable[str] = (), name_agreement: bool = False, animacy_agreement: bool = False,
+        pruning_bound: Optional[float] = None,
     ):
         weights = weights or LossWeights()
         _check_config(cluster_prefix, mentions_key, entity_threshold, weights, temperature_halving_examples,
@@ -200,6 +213,7 @@ class EntityMemory(TrainablePipe):
                              "must be a non-empty span key distinct from mentions_key and gap_key")
         check_pair_feature_names(disabled_pair_features)
         agreement_indices(pronoun_agreement)
+        check_pruning_bound(pruning_bound)
         register_extensions()
         self._negatives_rng = numpy.random.default_rng(0)
         self.vocab = vocab
@@ -224,6 +238,7 @@ class EntityMemory(TrainablePipe):
             "animacy_agreement": bool(animacy_agreement),
             "pronoun_agreement": list(pronoun_agreement),
             "name_agreement": bool(name_agreement),
+            "pruning_bound": pruning_bound,
             "examples_seen": 0,
         }
 
@@ -276,6 +291,8 @@ class EntityMemory(TrainablePipe):
                 log["action"] = out.actions[i, :n].cpu().numpy().astype(numpy.int8)
                 log["cell"] = out.cells[i, :n].cpu().numpy().astype(numpy.int16)
                 log["decided_in_loop"] = numpy.ones(1, dtype=bool)
+                if out.pruned is not None:  # candidates the loop skipped (pruning_bound)
+                    log["pruned"] = out.pruned[i, :n].copy()
             else:
                 log["action"], log["cell"] = decode_actions(log, self.cfg["entity_threshold"],
                                                             self.cfg.get("new_entity_bias", 1.0))
@@ -304,6 +321,9 @@ class EntityMemory(TrainablePipe):
         module.agreement_constraints = agreement_indices(self.cfg.get("pronoun_agreement", []))
         module.name_agreement = bool(self.cfg.get("name_agreement", False))
         module.animacy_agreement = bool(self.cfg.get("animacy_agreement", False))
+        bound = self.cfg.get("pruning_bound")
+        check_pruning_bound(bound)
+        module.pruning_bound = None if bound is None else float(bound)
 
     def set_annotations(self, docs: Iterable[Doc], logs: List[MemoryLog]) -> None:
         prefix = self.cfg["cluster_prefix"]

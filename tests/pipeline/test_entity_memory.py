@@ -58,6 +58,7 @@ def test_invalid_model_config_is_a_clear_error(model_config, message):
         ({"cluster_prefix": ""}, "cluster_prefix must be a non-empty name"),
         ({"mentions_key": "coref_clusters_3"}, "would clash"),
         ({"temperature_halving_examples": 0}, "temperature_halving_examples must be >= 1"),
+        ({"pruning_bound": "high"}, "pruning_bound"),
     ],
 )
 def test_invalid_component_config_is_a_clear_error(config, message):

@@ -73,6 +73,26 @@ def test_decision_settings_change_the_clusters_and_round_trip(mention_nlp, litba
     assert _clusters(_with_gold_candidates(loaded, litbank_piece)) == before
 
 
+def test_the_pruning_bound_reaches_the_memory_and_its_log(mention_nlp, litbank_piece):  # noqa: F811
+    memory = mention_nlp.get_pipe("entity_memory")
+    assert memory.cfg["pruning_bound"] is None and "pruned" not in _with_gold_candidates(
+        mention_nlp, litbank_piece)._.entity_memory_log
+    try:
+        memory.cfg["entity_threshold"] = 0.9999  # IGNORE wins over OVERWRITE nearly everywhere
+        memory.cfg["pruning_bound"] = -50.0
+        log = _with_gold_candidates(mention_nlp, litbank_piece)._.entity_memory_log
+        memory.cfg["pruning_bound"] = 1e6  # no candidate can be ruled out
+        unpruned = _with_gold_candidates(mention_nlp, litbank_piece)._.entity_memory_log
+        memory.cfg["pruning_bound"] = float("inf")
+        with pytest.raises(ValueError, match="pruning_bound must be null or a finite number, got inf"):
+            _with_gold_candidates(mention_nlp, litbank_piece)
+    finally:
+        memory.cfg["pruning_bound"], memory.cfg["entity_threshold"] = None, 0.5
+    assert log["pruned"].shape == log["action"].shape and log["pruned"].any()
+    assert numpy.all(log["action"][log["pruned"]] == 0) and numpy.all(log["entity"][log["pruned"]] == 0)
+    assert not unpruned["pruned"].any()
+
+
 def test_docs_without_full_clusters_train_without_loss(litbank_piece):  # noqa: F811
     nlp = mention_pipeline()
     ref = nlp.make_doc("Anna met Bob . She smiled .")  # no coref_clusters_N groups at all

@@ -282,6 +282,9 @@ class MentionMemory(nn.Module):
         # and whether to return every step's decision scores (``MemoryOutput.decision_scores``)
         self.forced_actions: Optional[numpy.ndarray] = None
         self.record_decision_scores = False
+        # at inference: candidates that IGNORE would beat even if a cell scored ``pruning_bound`` are left
+        # out of the loop (None: every candidate is read; see ``pruned_candidates``)
+        self.pruning_bound: Optional[float] = None
 
     @property
     def device(self) -> torch.device:
@@ -315,9 +318,42 @@ class MentionMemory(nn.Module):
         new_score = self.new_entity_mlp(candidate).squeeze(-1)
         sim_token = self.similarity_mlp.project_tokens(g)
         del h, candidate  # not needed by the loop: at inference their memory is freed before it (~1.2 GB at 1M tokens)
-        return self.read_memory(g, sim_token, mention_score, new_score, spans.cpu().numpy(), attrs,
-                                n_spans.cpu(), None if clusters is None else clusters.cpu().numpy(),
+        spans_np, n_spans = spans.cpu().numpy(), n_spans.cpu()
+        pruned = self.pruned_candidates(mention_score, new_score, n_spans) if clusters is None else None
+        if pruned is not None:
+            return self._read_unpruned(pruned, g, sim_token, mention_score, new_score, spans_np, attrs, n_spans)
+        return self.read_memory(g, sim_token, mention_score, new_score, spans_np, attrs, n_spans,
+                                None if clusters is None else clusters.cpu().numpy(),
                                 None if partial is None else partial.cpu().numpy().astype(bool))
+
+    def pruned_candidates(self, mention_score: torch.Tensor, new_score: torch.Tensor,
+                          n_spans: torch.Tensor) -> Optional[numpy.ndarray]:
+        """(B, M) the candidates the greedy loop may skip, or None when nothing is pruned: IGNORE beats
+        OVERWRITE and would beat COREF with any cell scoring at most ``pruning_bound`` (an IGNORE step
+        changes no cell, so every other step decides as if the pruned ones were read). Off in training and
+        for k-best lists (forced actions, recorded scores)."""
+        if self.pruning_bound is None or self.training or self.forced_actions is not None \
+                or self.record_decision_scores:
+            return None
+        best = mention_score + torch.clamp(new_score + self.new_entity_bias, min=self.pruning_bound)
+        return ((best < self.ignore_bias) & token_mask(n_spans, best.shape[1]).to(best.device)).cpu().numpy()
+
+    def _read_unpruned(self, pruned: numpy.ndarray, g, sim_token, mention_score, new_score, spans, attrs,
+                       n_spans) -> MemoryOutput:
+        """The greedy loop over the candidates that are not ``pruned``; the output has a step for every
+        candidate again, the pruned ones IGNORE with probability 0 of being a mention (``MemoryOutput.pruned``)."""
+        B, M = pruned.shape
+        kept = [numpy.flatnonzero(~pruned[b, : int(n_spans[b])]) for b in range(B)]
+        n_kept = numpy.array([len(k) for k in kept], dtype="int64")
+        order = numpy.zeros((B, max(int(n_kept.max()), 1)), dtype="int64")  # padded with step 0
+        for b, steps in enumerate(kept):
+            order[b, : len(steps)] = steps
+        order_t = self._tensor(order)
+        gathered = [x.gather(1, order_t[..., None].expand(-1, -1, x.shape[-1])) for x in (g, sim_token)]
+        scores = [x.gather(1, order_t) for x in (mention_score, new_score)]
+        out = self.read_memory(*gathered, *scores, numpy.take_along_axis(spans, order[..., None], 1),
+                               numpy.take_along_axis(attrs, order[..., None], 1), torch.from_numpy(n_kept), None)
+        return expand_steps(out, kept, pruned, n_spans)
 
     def read_memory(self, g, sim_token, mention_score, new_score, spans, attrs, n_spans, clusters,
                     partial=None) -> MemoryOutput:
@@ -479,6 +515,35 @@ class MentionMemory(nn.Module):
         out.actions = torch.zeros(B, 0, dtype=torch.int64)
         out.cells = torch.zeros(B, 0, dtype=torch.int64)
         return out
+
+
+def expand_steps(out: MemoryOutput, kept: List[numpy.ndarray], pruned: numpy.ndarray,
+                 n_spans: torch.Tensor) -> MemoryOutput:
+    """``out`` of a loop over the ``kept`` steps of each row, spread back over all (B, M) candidate steps: a
+    pruned step is IGNORE (cell -1) with entity, overwrite and coref 0, and the usage the memory had after the
+    last step read before it."""
+    B, M = pruned.shape
+    source = numpy.full((B, M), -1, dtype="int64")  # the read step whose values a candidate step takes
+    for b, steps in enumerate(kept):
+        source[b, steps] = numpy.arange(len(steps))
+    last_read = numpy.maximum.accumulate(source, axis=1)  # the last step read at or before each step
+
+    def spread(values: torch.Tensor, index: numpy.ndarray) -> torch.Tensor:
+        index_t = torch.from_numpy(numpy.maximum(index, 0)).to(values.device)
+        gathered = values.gather(1, index_t.view(B, M, *([1] * (values.dim() - 2))).expand(B, M, *values.shape[2:]))
+        present = torch.from_numpy(index >= 0).to(values.device)
+        return gathered * present.view(B, M, *([1] * (values.dim() - 2))).to(values.dtype)
+
+    actions = numpy.zeros((B, M), dtype="int64")  # IGNORE
+    cells = numpy.full((B, M), -1, dtype="int64")
+    rows, steps = numpy.nonzero(source >= 0)
+    actions[rows, steps] = out.actions.numpy()[rows, source[rows, steps]]
+    cells[rows, steps] = out.cells.numpy()[rows, source[rows, steps]]
+    expanded = MemoryOutput(spread(out.entity, source), spread(out.overwrite, source), spread(out.coref, source),
+                            spread(out.usage, last_read), n_spans)
+    expanded.actions, expanded.cells = torch.from_numpy(actions), torch.from_numpy(cells)
+    expanded.pruned = pruned
+    return expanded
 
 
 def action_loss(out: MemoryOutput) -> torch.Tensor:

@@ -35,6 +35,8 @@ class MemoryOutput:
     supervised_steps: int = 0  # how many steps gold_logprob supervises
     # at inference with ``record_decision_scores``: (B, T, N + 2) the scores each greedy decision maximised
     decision_scores: Optional[numpy.ndarray] = None
+    # at inference with a pruning bound: (B, T) the candidates the loop skipped (IGNORE without being read)
+    pruned: Optional[numpy.ndarray] = None
 
     DIFFERENTIABLE = ("entity", "overwrite", "coref", "usage", "next_logprob", "gold_logprob")
 

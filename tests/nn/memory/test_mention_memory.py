@@ -315,3 +315,63 @@ def test_put_writes_in_place_only_where_autograd_records_nothing():
     assert updated is not kept and kept.abs().sum() == 0  # training keeps the old memory for backprop
     updated.sum().backward()
     assert values.grad.tolist() == [[1.0, 1.0, 1.0]]
+
+
+def _scores_and_output(memory, *inputs):
+    """The inference output and the (mention, new-entity) scores its loop read."""
+    seen = {}
+    read_memory = memory.read_memory
+
+    def spy(g, sim_token, mention_score, new_score, *rest, **kwargs):
+        seen.setdefault("scores", (mention_score.clone(), new_score.clone()))
+        return read_memory(g, sim_token, mention_score, new_score, *rest, **kwargs)
+
+    memory.read_memory = spy
+    try:
+        with torch.no_grad():
+            out = memory(*inputs)
+    finally:
+        del memory.read_memory
+    return out, seen["scores"]
+
+
+def test_pruned_candidates_are_skipped_and_every_other_decision_stays_the_same():
+    torch.manual_seed(3)
+    memory = MentionMemory(input_width=6, hidden_width=8, n_cells=3, mlp_width=8, dropout=0.0, feature_width=4).eval()
+    X, lengths, spans, n = _inputs(m=10, t=20)
+    inputs = (X.repeat(2, 1, 1), torch.tensor([20, 14]), spans.repeat(2, 1, 1), torch.tensor([10, 7]),
+              _plain(10).repeat(2, 1, 1))
+    memory.new_entity_bias = 0.0
+    full, (mention, new) = _scores_and_output(memory, *inputs)
+    # the largest COREF score the unpruned loop saw, from its log: log p(COREF i) - log p(IGNORE) - s_m
+    coref_scores = (full.coref.log() - (1 - full.entity).log()[..., None]) - mention[..., None]
+    bound = float(coref_scores[torch.isfinite(coref_scores)].max()) + 0.01
+    best = mention + torch.clamp(new, min=bound)
+    memory.ignore_bias = float(best[0, :10].median())  # IGNORE beats both for about half the candidates
+    full, _ = _scores_and_output(memory, *inputs)
+    memory.pruning_bound = bound
+    pruned_out, _ = _scores_and_output(memory, *inputs)
+
+    pruned = pruned_out.pruned
+    expected = (best < memory.ignore_bias).numpy() & (numpy.arange(10)[None, :] < numpy.array([[10], [7]]))
+    assert numpy.array_equal(pruned, expected) and 0 < pruned.sum() < 17
+    assert numpy.all(full.actions.numpy()[pruned] == IGNORE)  # the unpruned loop ignored them too
+    assert torch.equal(pruned_out.actions, full.actions) and torch.equal(pruned_out.cells, full.cells)
+    kept = torch.from_numpy(~pruned)
+    assert torch.allclose(pruned_out.coref[kept], full.coref[kept], atol=1e-6)
+    assert torch.all(pruned_out.entity[torch.from_numpy(pruned)] == 0)
+    assert pruned_out.entity.shape == full.entity.shape and pruned_out.usage.shape == full.usage.shape
+
+
+def test_pruning_is_off_in_training_and_for_forced_actions(memory):
+    X, lengths, spans, n = _inputs()
+    memory.pruning_bound, memory.ignore_bias = -100.0, 100.0  # would prune every candidate
+    memory.eval()
+    memory.forced_actions = numpy.full((1, 6), -1)
+    with torch.no_grad():
+        assert memory(X, lengths, spans, n, _plain(6)).pruned is None
+    memory.forced_actions = None
+    with torch.no_grad():
+        assert memory(X, lengths, spans, n, _plain(6)).pruned.all()
+    out = memory.train()(X, lengths, spans, n, _plain(6), torch.tensor([[0, -1, 1, 2, 1, 0]]))
+    assert out.pruned is None and out.actions.tolist()[0][0] == OVERWRITE

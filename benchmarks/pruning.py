@@ -1,0 +1,79 @@
+"""Candidate pruning (the entity_memory setting ``pruning_bound``): for each bound, the memory's decisions and
+scores on dev corpora against the unpruned pipeline, the share of candidates skipped and the memory's CPU time.
+
+    python benchmarks/pruning.py [--model default] [--bounds none,0,1,2,4]
+                                 [--corpus corpus/litbank/dev.spacy --corpus corpus/gum_rd/dev.spacy]
+                                 [--decisions-from metrics/.../litbank_test.json]
+
+The tok2vec and span finder run once per corpus; the memory then runs once per bound over the same
+candidates, in alternating rounds (best process CPU time of ``--rounds``). A bound is safe where every
+candidate it skips was ignored by the unpruned memory, so the clusters are identical ("same clusters").
+"""
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import List, Optional
+
+import numpy
+from spacy.tokens import Doc
+from spacy.training import Example
+
+from spacy_entmem.cli import load_pipeline
+from spacy_entmem.evaluation.coref_evaluate import _read, apply_decisions
+from spacy_entmem.evaluation.scorers import score_entity_memory
+
+
+def parse_bounds(text: str) -> List[Optional[float]]:
+    return [None if item == "none" else float(item) for item in text.split(",")]
+
+
+def clusters(doc) -> list:
+    return sorted(sorted((s.start, s.end) for s in group) for group in doc._.coref_clusters)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model", default="default")
+    parser.add_argument("--bounds", type=parse_bounds, default=parse_bounds("none,0,1,2,4"))
+    parser.add_argument("--corpus", type=Path, action="append")
+    parser.add_argument("--decisions-from", type=Path, default=None, help="a coref-evaluate JSON")
+    parser.add_argument("--rounds", type=int, default=2)
+    args = parser.parse_args()
+    corpora = args.corpus or [Path("corpus/litbank/dev.spacy"), Path("corpus/gum_rd/dev.spacy")]
+    nlp = load_pipeline(args.model)
+    if args.decisions_from:
+        apply_decisions(nlp, json.loads(args.decisions_from.read_text()))
+    memory = nlp.get_pipe("entity_memory")
+    for corpus in corpora:
+        references = _read(nlp, corpus)
+        docs = [Doc(nlp.vocab, words=[t.text for t in ref], spaces=[bool(t.whitespace_) for t in ref])
+                for ref in references]  # the references' own tokens, as coref-evaluate
+        for _name, component in nlp.pipeline[:-1]:
+            docs = list(component.pipe(docs, batch_size=4))
+        seconds = {bound: float("inf") for bound in args.bounds}
+        for _ in range(args.rounds):
+            for bound in args.bounds:
+                memory.cfg["pruning_bound"] = bound
+                start = time.process_time()
+                list(memory.pipe(docs, batch_size=4))
+                seconds[bound] = min(seconds[bound], time.process_time() - start)
+        print(f"{corpus} ({len(docs)} documents, {sum(len(d) for d in docs)} words)")
+        unpruned = None
+        for bound in args.bounds:
+            memory.cfg["pruning_bound"] = bound
+            predicted = list(memory.pipe(docs, batch_size=4))
+            scores = score_entity_memory([Example(p, r) for p, r in zip(predicted, references)])
+            found = [clusters(doc) for doc in predicted]
+            unpruned = found if unpruned is None else unpruned
+            pruned = [doc._.entity_memory_log.get("pruned") for doc in predicted]
+            share = numpy.concatenate(pruned).mean() if pruned[0] is not None else 0.0
+            same = sum(a == b for a, b in zip(found, unpruned))
+            print(f"  bound {str(bound):>5}: CoNLL F1 {100 * scores['coref_conll_f']:.2f}  LEA "
+                  f"{100 * scores['coref_lea_f']:.2f}  skipped {100 * share:.1f} % of candidates  same clusters "
+                  f"{same}/{len(found)}  memory {seconds[bound]:.2f} CPU s ({seconds[bound] / seconds[args.bounds[0]]:.2f}x)")
+    memory.cfg["pruning_bound"] = None
+
+
+if __name__ == "__main__":
+    main()
