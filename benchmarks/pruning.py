@@ -6,8 +6,9 @@ scores on dev corpora against the unpruned pipeline, the share of candidates ski
                                  [--decisions-from metrics/.../litbank_test.json]
 
 The tok2vec and span finder run once per corpus; the memory then runs once per bound over the same
-candidates, in alternating rounds (best process CPU time of ``--rounds``). A bound is safe where every
-candidate it skips was ignored by the unpruned memory, so the clusters are identical ("same clusters").
+candidates, in alternating rounds (best process CPU time of ``--rounds``; the last round's output is scored).
+A bound is safe where every candidate it skips was ignored by the unpruned memory, so the clusters are
+identical ("same clusters").
 """
 import argparse
 import json
@@ -16,11 +17,10 @@ from pathlib import Path
 from typing import List, Optional
 
 import numpy
-from spacy.tokens import Doc
 from spacy.training import Example
 
 from spacy_entmem.cli import load_pipeline
-from spacy_entmem.evaluation.coref_evaluate import _read, apply_decisions
+from spacy_entmem.evaluation.coref_evaluate import _read, apply_decisions, reference_inputs
 from spacy_entmem.evaluation.scorers import score_entity_memory
 
 
@@ -47,33 +47,36 @@ def main() -> None:
     memory = nlp.get_pipe("entity_memory")
     for corpus in corpora:
         references = _read(nlp, corpus)
-        docs = [Doc(nlp.vocab, words=[t.text for t in ref], spaces=[bool(t.whitespace_) for t in ref])
-                for ref in references]  # the references' own tokens, as coref-evaluate
+        docs = reference_inputs(nlp, references)
         for _name, component in nlp.pipeline[:-1]:
             docs = list(component.pipe(docs, batch_size=4))
         seconds = {bound: float("inf") for bound in args.bounds}
-        for _ in range(args.rounds):
+        found = {}
+        for round_index in range(args.rounds):
             for bound in args.bounds:
                 memory.cfg["pruning_bound"] = bound
                 start = time.process_time()
-                list(memory.pipe(docs, batch_size=4))
+                predicted = list(memory.pipe(docs, batch_size=4))
                 seconds[bound] = min(seconds[bound], time.process_time() - start)
+                if round_index == args.rounds - 1:  # the docs are rewritten by the next bound: read them now
+                    found[bound] = outcome(predicted, references)
         print(f"{corpus} ({len(docs)} documents, {sum(len(d) for d in docs)} words)")
-        unpruned = None
+        unpruned = found[args.bounds[0]][1]
         for bound in args.bounds:
-            memory.cfg["pruning_bound"] = bound
-            predicted = list(memory.pipe(docs, batch_size=4))
-            scores = score_entity_memory([Example(p, r) for p, r in zip(predicted, references)])
-            found = [clusters(doc) for doc in predicted]
-            unpruned = found if unpruned is None else unpruned
-            pruned = [doc._.entity_memory_log.get("pruned") for doc in predicted]
-            share = numpy.concatenate(pruned).mean() if pruned[0] is not None else 0.0
-            same = sum(a == b for a, b in zip(found, unpruned))
+            scores, clusters_found, share = found[bound]
+            same = sum(a == b for a, b in zip(clusters_found, unpruned))
             print(f"  bound {str(bound):>5}: CoNLL F1 {100 * scores['coref_conll_f']:.2f}  LEA "
                   f"{100 * scores['coref_lea_f']:.2f}  skipped {100 * share:.1f} % of candidates  same clusters "
-                  f"{same}/{len(found)}  memory {seconds[bound]:.2f} CPU s ({seconds[bound] / seconds[args.bounds[0]]:.2f}x)")
-    memory.cfg["pruning_bound"] = None
+                  f"{same}/{len(clusters_found)}  memory {seconds[bound]:.2f} CPU s "
+                  f"({seconds[bound] / seconds[args.bounds[0]]:.2f}x)")
 
+
+def outcome(predicted, references):
+    """The scores, each document's clusters and the share of candidates skipped."""
+    scores = score_entity_memory([Example(p, r) for p, r in zip(predicted, references)])
+    pruned = [doc._.entity_memory_log.get("pruned") for doc in predicted]
+    share = float(numpy.concatenate(pruned).mean()) if pruned[0] is not None else 0.0
+    return scores, [clusters(doc) for doc in predicted], share
 
 if __name__ == "__main__":
     main()

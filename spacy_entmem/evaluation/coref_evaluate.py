@@ -49,9 +49,14 @@ def _read(nlp: Language, corpus) -> List[Doc]:
     return references
 
 
+def reference_inputs(nlp: Language, references: List[Doc]) -> List[Doc]:
+    """Unannotated docs on the references' own tokens (so predictions align with the gold token by token)."""
+    return [Doc(nlp.vocab, words=[t.text for t in d], spaces=[bool(t.whitespace_) for t in d]) for d in references]
+
+
 def _predict(nlp: Language, references: List[Doc], batch_size: int):
     """Predicted docs on the references' own tokens, and the seconds the pipeline took."""
-    inputs = [Doc(nlp.vocab, words=[t.text for t in d], spaces=[bool(t.whitespace_) for t in d]) for d in references]
+    inputs = reference_inputs(nlp, references)
     start = time.perf_counter()
     predicted = list(nlp.pipe(inputs, batch_size=batch_size))
     return predicted, time.perf_counter() - start

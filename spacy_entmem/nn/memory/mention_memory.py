@@ -32,7 +32,7 @@ from torch.nn import functional as F
 
 from .outputs import MemoryOutput, token_mask
 from .petra import UNUSED_CELL_SCORE, SplitInputMLP, encode_left_to_right, memory_config_problems
-from .span_petra import SpanPetraMemory
+from .span_petra import SpanPetraMemory, rows_at
 
 IGNORE, OVERWRITE, COREF = 0, 1, 2
 NO_CLUSTER = -1
@@ -342,18 +342,16 @@ class MentionMemory(nn.Module):
                        n_spans) -> MemoryOutput:
         """The greedy loop over the candidates that are not ``pruned``; the output has a step for every
         candidate again, the pruned ones IGNORE with probability 0 of being a mention (``MemoryOutput.pruned``)."""
-        B, M = pruned.shape
-        kept = [numpy.flatnonzero(~pruned[b, : int(n_spans[b])]) for b in range(B)]
-        n_kept = numpy.array([len(k) for k in kept], dtype="int64")
-        order = numpy.zeros((B, max(int(n_kept.max()), 1)), dtype="int64")  # padded with step 0
-        for b, steps in enumerate(kept):
-            order[b, : len(steps)] = steps
+        source = loop_steps(pruned, n_spans)
+        n_kept = (source >= 0).sum(axis=1)
+        order = numpy.zeros((len(source), max(int(n_kept.max()), 1)), dtype="int64")  # padded with step 0
+        rows, steps = numpy.nonzero(source >= 0)
+        order[rows, source[rows, steps]] = steps  # the candidate each step of the shorter loop reads
         order_t = self._tensor(order)
-        gathered = [x.gather(1, order_t[..., None].expand(-1, -1, x.shape[-1])) for x in (g, sim_token)]
-        scores = [x.gather(1, order_t) for x in (mention_score, new_score)]
-        out = self.read_memory(*gathered, *scores, numpy.take_along_axis(spans, order[..., None], 1),
+        out = self.read_memory(rows_at(g, order_t), rows_at(sim_token, order_t), mention_score.gather(1, order_t),
+                               new_score.gather(1, order_t), numpy.take_along_axis(spans, order[..., None], 1),
                                numpy.take_along_axis(attrs, order[..., None], 1), torch.from_numpy(n_kept), None)
-        return expand_steps(out, kept, pruned, n_spans)
+        return expand_steps(out, source, pruned, n_spans)
 
     def read_memory(self, g, sim_token, mention_score, new_score, spans, attrs, n_spans, clusters,
                     partial=None) -> MemoryOutput:
@@ -517,15 +515,19 @@ class MentionMemory(nn.Module):
         return out
 
 
-def expand_steps(out: MemoryOutput, kept: List[numpy.ndarray], pruned: numpy.ndarray,
+def loop_steps(pruned: numpy.ndarray, n_spans: torch.Tensor) -> numpy.ndarray:
+    """(B, M) each candidate's step in the loop over the candidates that are not ``pruned`` (-1: pruned or
+    padding)."""
+    read = ~pruned & token_mask(n_spans, pruned.shape[1]).numpy()
+    return numpy.where(read, numpy.cumsum(read, axis=1) - 1, -1)
+
+
+def expand_steps(out: MemoryOutput, source: numpy.ndarray, pruned: numpy.ndarray,
                  n_spans: torch.Tensor) -> MemoryOutput:
-    """``out`` of a loop over the ``kept`` steps of each row, spread back over all (B, M) candidate steps: a
-    pruned step is IGNORE (cell -1) with entity, overwrite and coref 0, and the usage the memory had after the
-    last step read before it."""
+    """``out`` of the loop over the unpruned candidates (``source``: each candidate's step in it, see
+    ``loop_steps``), spread back over all (B, M) candidate steps: a pruned step is IGNORE (cell -1) with
+    entity, overwrite and coref 0, and the usage the memory had after the last step read before it."""
     B, M = pruned.shape
-    source = numpy.full((B, M), -1, dtype="int64")  # the read step whose values a candidate step takes
-    for b, steps in enumerate(kept):
-        source[b, steps] = numpy.arange(len(steps))
     last_read = numpy.maximum.accumulate(source, axis=1)  # the last step read at or before each step
 
     def spread(values: torch.Tensor, index: numpy.ndarray) -> torch.Tensor:

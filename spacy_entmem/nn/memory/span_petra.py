@@ -57,13 +57,13 @@ class SpanPetraMemory(PetraMemory):
         local = h[:, lo:hi]
         width = (ends - starts).clamp(min=1)
         cumulative = torch.cat([local.new_zeros(B, 1, H, dtype=torch.float64), local.double().cumsum(dim=1)], dim=1)
-        mean = ((_rows_at(cumulative, ends - lo) - _rows_at(cumulative, starts - lo)) / width[..., None]).to(h.dtype)
-        first, last = _rows_at(h, starts), _rows_at(h, (ends - 1).clamp(min=0))
+        mean = ((rows_at(cumulative, ends - lo) - rows_at(cumulative, starts - lo)) / width[..., None]).to(h.dtype)
+        first, last = rows_at(h, starts), rows_at(h, (ends - 1).clamp(min=0))
         width_vector = self.width_embedding(width.clamp(max=self.max_span_width))
         return self.span_projection(torch.cat([first, last, mean, width_vector], dim=-1))
 
 
-def _rows_at(x: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
+def rows_at(x: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
     """x[b, index[b, m]] for x (B, T, H) and index (B, M): the same values as advanced indexing, through one
     ``index_select`` on the flattened rows (about 10x faster on the CPU)."""
     B, T, H = x.shape
