@@ -10,12 +10,30 @@ from wasabi import msg
 app = typer.Typer(help="spacy-entmem: entity-memory coreference for spaCy", no_args_is_help=True)
 
 
-def load_pipeline(model: Optional[str]):
+def load_pipeline(model: Optional[str], mention_scheme: Optional[str] = None):
+    """The shipped pipeline ('default') or a pipeline directory / package, with the finder of
+    ``mention_scheme`` when one is named (see ``spacy_entmem.pipeline.mention_schemes``)."""
     import spacy
 
     import spacy_entmem
+    from .pipeline.mention_schemes import use_mention_scheme
 
-    return spacy_entmem.load_default() if model in (None, "", "default") else spacy.load(model)
+    if model in (None, "", "default"):
+        return spacy_entmem.load_default(mention_scheme or "litbank")
+    nlp = spacy.load(model)
+    return use_mention_scheme(nlp, mention_scheme) if mention_scheme else nlp
+
+
+def load_for_command(model: Optional[str], mention_scheme: Optional[str] = None):
+    """``load_pipeline`` for a command: a bad mention scheme ends it with the message."""
+    try:
+        return load_pipeline(model, mention_scheme)
+    except ValueError as error:
+        msg.fail(str(error), exits=1)
+
+
+MENTION_SCHEME_HELP = ("Which mentions to propose: litbank (people, places, organisations, facilities, vehicles, "
+                       "groups) or gum (every entity, abstract ones and events too); default: the pipeline's own")
 
 
 @app.command("gap-convert")
@@ -117,11 +135,12 @@ def gap_evaluate(
                                        "candidates per token on validation (default: the pipeline's own)"),
     setting: List[str] = typer.Option([], help="NAME=JSON: set a decision setting first, as in coref-evaluate "
                                       "(repeatable)"),
+    mention_scheme: Optional[str] = typer.Option(None, help=MENTION_SCHEME_HELP),
 ) -> None:
     """Select the threshold on validation, then score validation and test with the official GAP logic."""
     from .evaluation.gap_evaluate import evaluate_gap
 
-    nlp = load_pipeline(model)
+    nlp = load_for_command(model, mention_scheme)
     _apply_settings(nlp, {}, setting)
     if select_finder and "span_finder" not in nlp.pipe_names:
         msg.fail(f"--select-finder needs a 'span_finder' component; the pipeline has {nlp.pipe_names}", exits=1)
@@ -161,12 +180,13 @@ def coref_evaluate(
                                                   help="Use the decision settings of an earlier coref-evaluate JSON"),
     setting: List[str] = typer.Option([], help="NAME=JSON: set a decision setting first, e.g. name_genders=true or "
                                        "'pronoun_agreement=[\"gender\", \"number\"]' (repeatable)"),
+    mention_scheme: Optional[str] = typer.Option(None, help=MENTION_SCHEME_HELP),
 ) -> None:
     """MUC, B³, CEAF-e, CoNLL F1 and LEA (exact mentions, with and without singletons); writes CoNLL-2012
     files so the reference scorer can be run: scorer.pl all <name>.gold.conll <name>.pred.conll none."""
     from .evaluation.coref_evaluate import current_decisions, evaluate_corpus, select_decisions
 
-    nlp = load_pipeline(model)
+    nlp = load_for_command(model, mention_scheme)
     memory = nlp.get_pipe("entity_memory")
     chosen = json.loads(decisions_from.read_text(encoding="utf8")) if decisions_from is not None else {}
     _apply_settings(nlp, chosen, setting)
@@ -463,6 +483,29 @@ def average_checkpoints(
     msg.good(f"averaged {len(pipelines)} pipelines into {output}")
 
 
+@app.command("replace-component")
+def replace_component(
+    pipeline: str = typer.Argument(..., help="The pipeline to change: a directory or 'default'"),
+    source: Path = typer.Argument(..., exists=True, file_okay=False,
+                                  help="A pipeline holding the new component (e.g. a mention finder trained "
+                                       "over the default's frozen tok2vec: configs/mention_finder.cfg)"),
+    output: Path = typer.Argument(..., help="Directory to write the changed pipeline to"),
+    name: str = typer.Option("span_finder", "--name", help="The component to replace"),
+) -> None:
+    """Replace one component of a pipeline by another pipeline's, checking that the encoder it listens to has
+    the same weights in both."""
+    import spacy
+
+    from .training.assembly import replace_component as replace
+
+    try:
+        nlp = replace(load_pipeline(pipeline), spacy.load(source), name)
+    except ValueError as error:
+        msg.fail(str(error), exits=1)
+    nlp.to_disk(output)
+    msg.good(f"wrote {output}: '{name}' from {source}")
+
+
 def read_docbins(paths: List[Path], vocab):
     """The docs of several .spacy files, one after another (read lazily)."""
     from spacy.tokens import DocBin
@@ -544,6 +587,7 @@ def annotate(
     address: Optional[str] = typer.Option(None, help="Dask scheduler address (default: start a local cluster)"),
     progress: bool = typer.Option(True, help="Progress bar on stderr (when writing to --output)"),
     html: Optional[Path] = typer.Option(None, help="Also write an HTML view of the clusters (small runs)"),
+    mention_scheme: Optional[str] = typer.Option(None, help=MENTION_SCHEME_HELP),
 ) -> None:
     """Annotate a corpus: clusters to JSONL / CoNLL-2012 / DocBin shards, or printed. Re-running skips the
     documents already in the output; unreadable inputs are reported and skipped (exit code 1 at the end)."""
@@ -557,9 +601,11 @@ def annotate(
         if engine == "dask":
             from .batch.dask_engine import dask_annotator
 
-            annotator = dask_annotator(model, address, n_workers=n_process, batch_size=batch_size)
+            annotator = dask_annotator(model, address, n_workers=n_process, batch_size=batch_size,
+                                       mention_scheme=mention_scheme)
         else:
-            annotator = local_annotator(load_pipeline(model), batch_size=batch_size, n_process=n_process)
+            annotator = local_annotator(load_pipeline(model, mention_scheme), batch_size=batch_size,
+                                        n_process=n_process)
         writer = open_writer(output, output_format, shard_size) if output is not None else None
     except ValueError as error:
         msg.fail(str(error), exits=1)

@@ -2,7 +2,7 @@
 (the project's ``ship-default`` step runs it)."""
 import json
 from pathlib import Path
-from typing import Optional
+from typing import Any, Dict, Optional
 
 import typer
 from wasabi import msg
@@ -28,9 +28,6 @@ def ship_default(
                                                        "from a coref-evaluate --select-on JSON"),
 ) -> None:
     """Copy a trained pipeline into the package as the default one, check it loads and annotates."""
-    import shutil
-
-    import spacy
     import srsly
     from thinc.api import Config
 
@@ -47,38 +44,120 @@ def ship_default(
         msg.fail(f"entity_threshold must be in [0, 1], got {chosen['entity_threshold']}", exits=1)
     if chosen["new_entity_bias"] is not None and not chosen["new_entity_bias"] > 0:
         msg.fail(f"new_entity_bias must be > 0, got {chosen['new_entity_bias']}", exits=1)
-    # copy, set and check next to the target; only a pipeline that loads and annotates replaces it
-    staging = target.with_name(target.name + ".staging")
-    if staging.exists():
-        shutil.rmtree(staging)
-    shutil.copytree(source, staging)
+    staging = stage(source, target)
+    set_component_settings(staging, decisions_by_component(chosen))
     config = Config().from_disk(staging / "config.cfg", interpolate=False)
-    for component, settings in decisions_by_component(chosen).items():
-        if not (staging / component / "cfg").exists():
-            continue
-        cfg = srsly.read_json(staging / component / "cfg")
-        cfg.update(settings)
-        srsly.write_json(staging / component / "cfg", cfg)
-        config["components"][component].update(settings)
     use_chunked_tok2vec(config)  # same weights; bounded memory on long documents
     config.to_disk(staging / "config.cfg")
     meta = srsly.read_json(staging / "meta.json")
     meta.update({"name": "entmem_default", "version": spacy_entmem.__version__, "description": description,
                  "author": "spacy-entmem developers", "license": "MIT"})
     srsly.write_json(staging / "meta.json", meta)
+    docs = check_and_swap(staging, target, what=str(source))
+    size = sum(f.stat().st_size for f in target.rglob("*") if f.is_file())
+    msg.good(f"{source} -> {target} ({size / 1e6:.1f} MB); annotated {len(docs)} samples")
+
+
+def stage(source: Path, target: Path) -> Path:
+    """A fresh copy of ``source`` next to ``target`` (``target``.staging), to be set up and checked there."""
+    import shutil
+
+    staging = target.with_name(target.name + ".staging")
+    if staging.exists():
+        shutil.rmtree(staging)
+    shutil.copytree(source, staging)
+    return staging
+
+
+def set_component_settings(pipeline: Path, settings: Dict[str, Dict[str, Any]]) -> None:
+    """Write component → {key: value} into a saved pipeline's config.cfg and each component's cfg (the
+    config is what a component's settings are read from at load time)."""
+    import srsly
+    from thinc.api import Config
+
+    config = Config().from_disk(pipeline / "config.cfg", interpolate=False)
+    for component, values in settings.items():
+        if not (pipeline / component / "cfg").exists():
+            continue
+        cfg = srsly.read_json(pipeline / component / "cfg")
+        cfg.update(values)
+        srsly.write_json(pipeline / component / "cfg", cfg)
+        config["components"][component].update(values)
+    config.to_disk(pipeline / "config.cfg")
+
+
+def check_and_swap(staging: Path, target: Path, what: str) -> list:
+    """Load ``staging`` with each mention scheme it has a finder for and annotate the sample texts; only then
+    replace ``target`` with it (any failure removes the staging copy, leaves ``target`` as it was and ends the
+    command). Returns the docs annotated with the default scheme."""
+    import shutil
+
+    import spacy
+
+    import spacy_entmem
+
+    from .pipeline.mention_schemes import DEFAULT_SCHEME, MENTION_SCHEMES, use_mention_scheme
+
+    samples = sorted((Path(spacy_entmem.__file__).parent / "samples").glob("*.txt"))
+    texts = [path.read_text(encoding="utf8") for path in samples]
     try:
-        nlp = spacy.load(staging)
-        samples = sorted((Path(spacy_entmem.__file__).parent / "samples").glob("*.txt"))
-        docs = list(nlp.pipe(path.read_text(encoding="utf8") for path in samples))
+        names = spacy.load(staging).component_names
+        schemes = [DEFAULT_SCHEME] + [scheme for scheme, name in MENTION_SCHEMES.items()
+                                      if scheme != DEFAULT_SCHEME and name in names]
+        docs = {scheme: list(use_mention_scheme(spacy.load(staging), scheme).pipe(texts)) for scheme in schemes}
     except Exception as error:  # noqa: BLE001 (any failure keeps the old pipeline)
         shutil.rmtree(staging)
-        msg.fail(f"{source} does not load or annotate after setting it up ({error}); {target} left as it was",
+        msg.fail(f"{what} does not load or annotate after setting it up ({error}); {target} left as it was",
                  exits=1)
     if target.exists():
         shutil.rmtree(target)
     staging.rename(target)
-    size = sum(f.stat().st_size for f in target.rglob("*") if f.is_file())
-    msg.good(f"{source} -> {target} ({size / 1e6:.1f} MB); annotated {len(docs)} samples")
+    return docs[DEFAULT_SCHEME]
+
+
+@app.command("add-mention-finder")
+def add_mention_finder(
+    source: Path = typer.Argument(..., exists=True, file_okay=False,
+                                  help="A pipeline whose span_finder was trained over the default's frozen tok2vec "
+                                       "(configs/mention_finder.cfg)"),
+    scheme: str = typer.Option("gum", help="The mention scheme it proposes (see spacy_entmem.pipeline.mention_schemes)"),
+    target: Optional[Path] = typer.Option(None, help="The pipeline to add it to (default: the one in the package)"),
+    threshold: Optional[float] = typer.Option(None, help="Its probability threshold (e.g. the one chosen on dev)"),
+) -> None:
+    """Add a span finder to the shipped default as the finder of another mention scheme (left out unless that
+    scheme is chosen: ``load_default(mention_scheme=...)``, ``--mention-scheme``); checked, then swapped in."""
+    import shutil
+
+    import spacy
+
+    import spacy_entmem
+
+    from .pipeline.mention_schemes import DEFAULT_SCHEME, MENTION_SCHEMES
+    from .training.assembly import add_component
+
+    target = target or spacy_entmem.DEFAULT_PIPELINE
+    if scheme not in MENTION_SCHEMES or scheme == DEFAULT_SCHEME:
+        msg.fail(f"--scheme must be one of {sorted(set(MENTION_SCHEMES) - {DEFAULT_SCHEME})} (the {DEFAULT_SCHEME} "
+                 "finder is the pipeline's own span_finder: ship-default)", exits=1)
+    if threshold is not None and not 0.0 < threshold < 1.0:
+        msg.fail(f"--threshold must be in (0, 1), got {threshold}", exits=1)
+    name = MENTION_SCHEMES[scheme]
+    nlp = spacy.load(target)
+    if name in nlp.component_names:
+        nlp.remove_pipe(name)
+    try:
+        add_component(nlp, spacy.load(source), "span_finder", name, before="entity_memory")
+    except ValueError as error:
+        msg.fail(str(error), exits=1)
+    nlp.disable_pipe(name)
+    staging = target.with_name(target.name + ".staging")
+    if staging.exists():
+        shutil.rmtree(staging)
+    nlp.to_disk(staging)
+    if threshold is not None:
+        set_component_settings(staging, {name: {"threshold": threshold}})
+    check_and_swap(staging, target, what=f"{source}'s span_finder")
+    msg.good(f"{source}'s span_finder -> {target} as '{name}' (mention scheme {scheme!r}; off by default)")
 
 
 if __name__ == "__main__":

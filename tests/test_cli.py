@@ -260,3 +260,25 @@ def test_gap_evaluate_select_finder_needs_a_span_finder(trained_nlp, tmp_path):
                                   str(tmp_path / "out"), "--setting", "name_genders=maybe"])
     assert refused.exit_code == 1 and "must be JSON" in flat(refused)
     assert not (tmp_path / "out").exists()
+
+
+def test_replace_component_refuses_a_finder_trained_over_another_encoder(tmp_path):
+    from .training.test_assembly import finder_pipeline
+
+    finder_pipeline(0).to_disk(tmp_path / "pipe")
+    finder_pipeline(1).to_disk(tmp_path / "other")
+    finder_pipeline(0).to_disk(tmp_path / "same")
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["replace-component", str(tmp_path / "pipe"), str(tmp_path / "other"), str(out)])
+    assert result.exit_code == 1 and "trained over another 'tok2vec'" in flat(result) and not out.exists()
+    result = runner.invoke(app, ["replace-component", str(tmp_path / "pipe"), str(tmp_path / "same"), str(out)])
+    assert result.exit_code == 0, result.output
+    assert (out / "span_finder").is_dir()
+
+
+def test_annotate_names_the_mention_schemes_when_given_an_unknown_one(tmp_path):
+    text = tmp_path / "a.txt"
+    text.write_text("Anna met Bob.", encoding="utf8")
+    result = runner.invoke(app, ["annotate", str(text), "--mention-scheme", "ace"])
+    assert result.exit_code == 1 and "unknown mention scheme 'ace'" in flat(result)
+    assert "'gum', 'litbank'" in flat(result)

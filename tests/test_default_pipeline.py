@@ -138,3 +138,19 @@ def test_name_ends_and_animacy_agreement_cluster_the_turing_sample_right():
     assert clusters == [["Alan Turing", "he", "his", "His", "he"], ["Joan Clarke", "she"]], clusters
     assert doc._.coref_resolved.startswith("Alan Turing studied mathematics at King's College, Cambridge. In 1936 "
                                            "Alan Turing published")
+
+
+def test_the_gum_mention_scheme_swaps_the_finder_and_proposes_alan_turing():
+    text = (SAMPLES / "turing.txt").read_text(encoding="utf8")
+    litbank, gum = spacy_entmem.load_default(), spacy_entmem.load_default(mention_scheme="gum")
+    assert gum.pipe_names == litbank.pipe_names == ["tok2vec", "span_finder", "entity_memory"]
+    assert "span_finder_gum" not in gum.component_names + litbank.component_names  # left out once chosen
+    import spacy
+
+    assert spacy.load(spacy_entmem.DEFAULT_PIPELINE).disabled == ["span_finder_gum"]  # shipped, off
+    assert gum.get_pipe("span_finder").cfg["threshold"] == 0.7
+    by_litbank, by_gum = litbank(text), gum(text)
+    assert "Alan Turing" not in [s.text for s in by_litbank.spans["mention_candidates"]]
+    assert "Alan Turing" in [s.text for s in by_gum.spans["mention_candidates"]]
+    clusters = [[span.text for span in cluster] for cluster in by_gum._.coref_clusters]
+    assert ["Alan Turing", "he", "his", "His"] in clusters, clusters

@@ -16,26 +16,28 @@ from spacy.tokens import DocBin
 from .inputs import InputProblem
 from .runner import Annotated, Annotator
 
-_PIPELINES: Dict[str, object] = {}  # per worker process: model name → loaded pipeline
+_PIPELINES: Dict[Tuple[str, Optional[str]], object] = {}  # per worker process: (model, mention scheme) → pipeline
 
 
-def worker_pipeline(model: str):
-    """The pipeline ``model`` in this worker process, loaded on first use."""
-    if model not in _PIPELINES:
+def worker_pipeline(model: str, mention_scheme: Optional[str] = None):
+    """The pipeline ``model`` (with the finder of ``mention_scheme``) in this worker process, loaded on first
+    use."""
+    if (model, mention_scheme) not in _PIPELINES:
         import torch
 
         from ..cli import load_pipeline
 
         torch.set_num_threads(1)  # one single-threaded worker per core
-        _PIPELINES[model] = load_pipeline(model)
-    return _PIPELINES[model]
+        _PIPELINES[model, mention_scheme] = load_pipeline(model, mention_scheme)
+    return _PIPELINES[model, mention_scheme]
 
 
-def annotate_chunk(model: str, batch_size: int, records: List[Tuple[str, str]]) -> Tuple[bytes, List[str], List[Tuple[str, str]]]:
+def annotate_chunk(model: str, mention_scheme: Optional[str], batch_size: int,
+                   records: List[Tuple[str, str]]) -> Tuple[bytes, List[str], List[Tuple[str, str]]]:
     """Runs on a worker: the chunk's docs as DocBin bytes, their ids, and (id, reason) of the failures."""
     from .runner import local_annotator
 
-    annotate = local_annotator(worker_pipeline(model), batch_size=batch_size)
+    annotate = local_annotator(worker_pipeline(model, mention_scheme), batch_size=batch_size)
     docs, ids, problems = DocBin(store_user_data=True), [], []
     for result in annotate(records):
         if isinstance(result, InputProblem):
@@ -47,7 +49,8 @@ def annotate_chunk(model: str, batch_size: int, records: List[Tuple[str, str]]) 
 
 
 def dask_annotator(model: str, address: Optional[str] = None, n_workers: int = 2, batch_size: int = 16,
-                   chunk_size: int = 64, in_flight_per_worker: int = 2) -> Annotator:
+                   chunk_size: int = 64, in_flight_per_worker: int = 2,
+                   mention_scheme: Optional[str] = None) -> Annotator:
     """An annotator running ``annotate_chunk`` tasks on the cluster at ``address`` (or a local one)."""
     if chunk_size < 1:
         raise ValueError(f"[spacy-entmem] chunk size must be >= 1, got {chunk_size}")
@@ -63,7 +66,7 @@ def dask_annotator(model: str, address: Optional[str] = None, n_workers: int = 2
                                    dashboard_address=None)
         client = Client(cluster if cluster is not None else address)
         try:
-            yield from _run(client, model, records, batch_size, chunk_size,
+            yield from _run(client, model, mention_scheme, records, batch_size, chunk_size,
                             in_flight_per_worker * max(1, len(client.scheduler_info()["workers"])))
         finally:
             client.close()
@@ -84,8 +87,8 @@ def pipeline_lang(model: str) -> str:
     return spacy.util.load_meta(meta)["lang"] if meta.exists() else spacy.load(model).lang
 
 
-def _run(client, model: str, records: Iterable[Tuple[str, str]], batch_size: int, chunk_size: int,
-         max_in_flight: int) -> Iterator[Annotated]:
+def _run(client, model: str, mention_scheme: Optional[str], records: Iterable[Tuple[str, str]], batch_size: int,
+         chunk_size: int, max_in_flight: int) -> Iterator[Annotated]:
     """Submit chunks (at most ``max_in_flight`` at a time) and yield their results in input order."""
     vocab = spacy.blank(pipeline_lang(model)).vocab  # the language's lexeme attributes (is_alpha, ...)
     records = iter(records)
@@ -94,7 +97,7 @@ def _run(client, model: str, records: Iterable[Tuple[str, str]], batch_size: int
     def submit() -> bool:
         chunk = list(islice(records, chunk_size))
         if chunk:
-            future = client.submit(annotate_chunk, model, batch_size, chunk, pure=False)
+            future = client.submit(annotate_chunk, model, mention_scheme, batch_size, chunk, pure=False)
             futures.append((future, [doc_id for doc_id, _ in chunk]))
         return bool(chunk)
 

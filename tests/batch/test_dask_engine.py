@@ -34,12 +34,12 @@ def test_two_dask_workers_give_the_records_of_one_process(nlp):
     assert summary.written == 13 and not summary.failures
 
 
-def suicidal_chunk(model, batch_size, records, marker):
+def suicidal_chunk(model, mention_scheme, batch_size, records, marker):
     """annotate_chunk, except that the first worker to reach it dies (the marker file says it happened)."""
     if not os.path.exists(marker):
         open(marker, "w").close()
         os.kill(os.getpid(), signal.SIGKILL)
-    return annotate_chunk(model, batch_size, records)
+    return annotate_chunk(model, mention_scheme, batch_size, records)
 
 
 def test_a_worker_killed_mid_run_loses_no_document(nlp, tmp_path, monkeypatch):
@@ -47,11 +47,12 @@ def test_a_worker_killed_mid_run_loses_no_document(nlp, tmp_path, monkeypatch):
 
     marker = str(tmp_path / "killed")
     monkeypatch.setattr("spacy_entmem.batch.dask_engine.annotate_chunk",
-                        lambda model, batch_size, records: suicidal_chunk(model, batch_size, records, marker))
+                        lambda model, scheme, batch_size, records: suicidal_chunk(model, scheme, batch_size, records,
+                                                                                  marker))
     records = [(r.id, r.text) for r in corpus()]
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
             Client(cluster) as client:
-        results = list(_run(client, "default", records, batch_size=4, chunk_size=3, max_in_flight=4))
+        results = list(_run(client, "default", None, records, batch_size=4, chunk_size=3, max_in_flight=4))
     assert os.path.exists(marker)  # a worker did die
     _, alone = run(nlp, corpus())
     assert [doc_record(i, d) for i, d in results] == [doc_record(i, d) for i, d in alone]

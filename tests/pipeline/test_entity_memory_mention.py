@@ -331,3 +331,36 @@ def test_agreement_settings_are_validated_and_reach_the_memory(mention_nlp, litb
     assert find_layer(memory.model, ATTRIBUTES_LAYER).attrs["inanimate_nouns"] is False
     assert mention_pipeline(name_agreement=True).get_pipe("entity_memory").cfg["name_agreement"] is True
     assert mention_pipeline(animacy_agreement=True).get_pipe("entity_memory").cfg["animacy_agreement"] is True
+
+
+def test_a_finder_for_another_mention_scheme_is_added_off_and_checked(mention_nlp, tmp_path):
+    from typer.testing import CliRunner
+
+    from spacy_entmem.pipeline.mention_schemes import use_mention_scheme
+
+    target, source = tmp_path / "shipped", tmp_path / "finder"
+    mention_nlp.to_disk(target)
+    finder_only = spacy.load(target, exclude=["entity_memory"])  # the same tok2vec, a finder set apart
+    finder_only.get_pipe("span_finder").cfg["threshold"] = 0.42
+    finder_only.to_disk(source)
+    result = CliRunner().invoke(maintainer_app, ["add-mention-finder", str(source), "--target", str(target),
+                                                 "--scheme", "gum", "--threshold", "0.6"])
+    assert result.exit_code == 0, result.output
+    shipped = spacy.load(target)
+    assert shipped.pipe_names == mention_nlp.pipe_names and shipped.disabled == ["span_finder_gum"]
+    assert shipped.get_pipe("span_finder").cfg["threshold"] == mention_nlp.get_pipe("span_finder").cfg["threshold"]
+    gum = use_mention_scheme(spacy.load(target), "gum")
+    assert gum.pipe_names == ["tok2vec", "span_finder", "entity_memory"]
+    assert gum.get_pipe("span_finder").cfg["threshold"] == 0.6
+    assert "mention_candidates" in gum("Anna met Bob. She said he was late.").spans
+    # a finder trained over another tok2vec is refused, the target stays as it was
+    from ..training.test_assembly import finder_pipeline
+
+    finder_pipeline(1).to_disk(tmp_path / "other")
+    result = CliRunner().invoke(maintainer_app, ["add-mention-finder", str(tmp_path / "other"), "--target",
+                                                 str(target), "--scheme", "gum"])
+    assert result.exit_code == 1 and "trained over another 'tok2vec'" in " ".join(result.output.split())
+    assert spacy.load(target).get_pipe("span_finder_gum").cfg["threshold"] == 0.6
+    result = CliRunner().invoke(maintainer_app, ["add-mention-finder", str(source), "--target", str(target),
+                                                 "--scheme", "litbank"])
+    assert result.exit_code == 1 and "ship-default" in result.output

@@ -1,0 +1,37 @@
+import pytest
+
+from spacy_entmem.pipeline.mention_schemes import use_mention_scheme
+from spacy_entmem.training.assembly import add_component
+
+from ..training.test_assembly import finder_pipeline
+
+
+@pytest.fixture
+def two_finders():
+    """A pipeline with the default scheme's finder and a GUM finder (off), on one tok2vec."""
+    nlp, other = finder_pipeline(0), finder_pipeline(0)
+    other.get_pipe("span_finder").cfg["threshold"] = 0.9
+    add_component(nlp, other, "span_finder", "span_finder_gum", before=None)
+    nlp.disable_pipe("span_finder_gum")
+    return nlp
+
+
+def test_the_schemes_finder_runs_under_the_finders_name(two_finders):
+    nlp = use_mention_scheme(two_finders, "gum")
+    assert nlp.pipe_names == ["tok2vec", "span_finder"] and nlp.component_names == ["tok2vec", "span_finder"]
+    assert nlp.get_pipe("span_finder").cfg["threshold"] == 0.9
+    assert nlp.get_pipe("tok2vec").listening_components == ["span_finder"]
+    assert "mention_candidates" in nlp("Alan Turing studied mathematics.").spans
+
+
+def test_the_default_scheme_leaves_the_other_finders_out(two_finders):
+    nlp = use_mention_scheme(two_finders, "litbank")
+    assert nlp.component_names == ["tok2vec", "span_finder"]
+    assert nlp.get_pipe("span_finder").cfg["threshold"] == 0.5
+
+
+def test_unknown_and_missing_schemes_are_named():
+    with pytest.raises(ValueError, match="unknown mention scheme 'ace'.*'gum', 'litbank'"):
+        use_mention_scheme(finder_pipeline(0), "ace")
+    with pytest.raises(ValueError, match="no finder for the mention scheme 'gum'.*it can use: litbank"):
+        use_mention_scheme(finder_pipeline(0), "gum")
