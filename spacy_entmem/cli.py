@@ -491,19 +491,31 @@ def replace_component(
                                        "over the default's frozen tok2vec: configs/mention_finder.cfg)"),
     output: Path = typer.Argument(..., help="Directory to write the changed pipeline to"),
     name: str = typer.Option("span_finder", "--name", help="The component to replace"),
+    set_: List[str] = typer.Option([], "--set", help="KEY=JSON: a setting of the new component, e.g. threshold=0.7 "
+                                   "(repeatable)"),
 ) -> None:
     """Replace one component of a pipeline by another pipeline's, checking that the encoder it listens to has
     the same weights in both."""
     import spacy
 
-    from .training.assembly import replace_component as replace
+    from .training.assembly import replace_component as replace, set_component_settings
 
+    settings = {}
+    for item in set_:
+        key, sep, value = item.partition("=")
+        try:
+            settings[key] = json.loads(value) if sep and key else None
+        except ValueError:
+            settings[key] = None
+        if settings[key] is None:
+            msg.fail(f"--set {item!r}: expected KEY=JSON, e.g. threshold=0.7", exits=1)
     try:
         nlp = replace(load_pipeline(pipeline), spacy.load(source), name)
     except ValueError as error:
         msg.fail(str(error), exits=1)
     nlp.to_disk(output)
-    msg.good(f"wrote {output}: '{name}' from {source}")
+    set_component_settings(output, {name: settings})
+    msg.good(f"wrote {output}: '{name}' from {source}" + (f" with {settings}" if settings else ""))
 
 
 def read_docbins(paths: List[Path], vocab):

@@ -2,7 +2,7 @@
 (the project's ``ship-default`` step runs it)."""
 import json
 from pathlib import Path
-from typing import Any, Dict, Optional
+from typing import Optional
 
 import typer
 from wasabi import msg
@@ -34,6 +34,7 @@ def ship_default(
     import spacy_entmem
 
     from .pipeline.chunked_tok2vec import use_chunked_tok2vec
+    from .training.assembly import set_component_settings
     from .evaluation.coref_evaluate import decisions_by_component
 
     target = target or spacy_entmem.DEFAULT_PIPELINE
@@ -69,23 +70,6 @@ def stage(source: Path, target: Path) -> Path:
     return staging
 
 
-def set_component_settings(pipeline: Path, settings: Dict[str, Dict[str, Any]]) -> None:
-    """Write component → {key: value} into a saved pipeline's config.cfg and each component's cfg (the
-    config is what a component's settings are read from at load time)."""
-    import srsly
-    from thinc.api import Config
-
-    config = Config().from_disk(pipeline / "config.cfg", interpolate=False)
-    for component, values in settings.items():
-        if not (pipeline / component / "cfg").exists():
-            continue
-        cfg = srsly.read_json(pipeline / component / "cfg")
-        cfg.update(values)
-        srsly.write_json(pipeline / component / "cfg", cfg)
-        config["components"][component].update(values)
-    config.to_disk(pipeline / "config.cfg")
-
-
 def check_and_swap(staging: Path, target: Path, what: str) -> list:
     """Load ``staging`` with each mention scheme it has a finder for and annotate the sample texts; only then
     replace ``target`` with it (any failure removes the staging copy, leaves ``target`` as it was and ends the
@@ -96,14 +80,12 @@ def check_and_swap(staging: Path, target: Path, what: str) -> list:
 
     import spacy_entmem
 
-    from .pipeline.mention_schemes import DEFAULT_SCHEME, MENTION_SCHEMES, use_mention_scheme
+    from .pipeline.mention_schemes import DEFAULT_SCHEME, available_schemes, use_mention_scheme
 
     samples = sorted((Path(spacy_entmem.__file__).parent / "samples").glob("*.txt"))
     texts = [path.read_text(encoding="utf8") for path in samples]
     try:
-        names = spacy.load(staging).component_names
-        schemes = [DEFAULT_SCHEME] + [scheme for scheme, name in MENTION_SCHEMES.items()
-                                      if scheme != DEFAULT_SCHEME and name in names]
+        schemes = available_schemes(spacy.load(staging))
         docs = {scheme: list(use_mention_scheme(spacy.load(staging), scheme).pipe(texts)) for scheme in schemes}
     except Exception as error:  # noqa: BLE001 (any failure keeps the old pipeline)
         shutil.rmtree(staging)
@@ -115,50 +97,64 @@ def check_and_swap(staging: Path, target: Path, what: str) -> list:
     return docs[DEFAULT_SCHEME]
 
 
-@app.command("add-mention-finder")
-def add_mention_finder(
+@app.command("add-mention-scheme")
+def add_mention_scheme(
     source: Path = typer.Argument(..., exists=True, file_okay=False,
-                                  help="A pipeline whose span_finder was trained over the default's frozen tok2vec "
-                                       "(configs/mention_finder.cfg)"),
-    scheme: str = typer.Option("gum", help="The mention scheme it proposes (see spacy_entmem.pipeline.mention_schemes)"),
-    target: Optional[Path] = typer.Option(None, help="The pipeline to add it to (default: the one in the package)"),
-    threshold: Optional[float] = typer.Option(None, help="Its probability threshold (e.g. the one chosen on dev)"),
+                                  help="A pipeline whose span_finder (and entity_memory) were trained over the "
+                                       "default's frozen tok2vec (configs/mention_finder.cfg, "
+                                       "configs/coref_gum_scheme.cfg)"),
+    scheme: str = typer.Option("gum", help="The mention scheme (see spacy_entmem.pipeline.mention_schemes)"),
+    with_memory: bool = typer.Option(False, help="Also add the source's entity_memory as the scheme's memory"),
+    target: Optional[Path] = typer.Option(None, help="The pipeline to add them to (default: the one in the package)"),
+    threshold: Optional[float] = typer.Option(None, help="The finder's probability threshold (e.g. chosen on dev)"),
+    decisions_from: Optional[Path] = typer.Option(None, exists=True, dir_okay=False,
+                                                  help="Take the scheme's decision settings from a coref-evaluate "
+                                                       "--select-on JSON (the memory's only with --with-memory)"),
 ) -> None:
-    """Add a span finder to the shipped default as the finder of another mention scheme (left out unless that
-    scheme is chosen: ``load_default(mention_scheme=...)``, ``--mention-scheme``); checked, then swapped in."""
+    """Add a span finder (and a memory) to the shipped default as another mention scheme's, left out unless that
+    scheme is chosen (``load_default(mention_scheme=...)``, ``--mention-scheme``); checked, then swapped in."""
     import shutil
 
     import spacy
 
     import spacy_entmem
 
-    from .pipeline.mention_schemes import DEFAULT_SCHEME, MENTION_SCHEMES
-    from .training.assembly import add_component
+    from .evaluation.coref_evaluate import decisions_by_component
+    from .pipeline.mention_schemes import DEFAULT_SCHEME, FINDER, MEMORY, MENTION_SCHEMES, scheme_component
+    from .training.assembly import add_component, set_component_settings
 
     target = target or spacy_entmem.DEFAULT_PIPELINE
     if scheme not in MENTION_SCHEMES or scheme == DEFAULT_SCHEME:
         msg.fail(f"--scheme must be one of {sorted(set(MENTION_SCHEMES) - {DEFAULT_SCHEME})} (the {DEFAULT_SCHEME} "
-                 "finder is the pipeline's own span_finder: ship-default)", exits=1)
+                 "scheme's components are the pipeline's own: ship-default)", exits=1)
     if threshold is not None and not 0.0 < threshold < 1.0:
         msg.fail(f"--threshold must be in (0, 1), got {threshold}", exits=1)
-    name = MENTION_SCHEMES[scheme]
-    nlp = spacy.load(target)
-    if name in nlp.component_names:
-        nlp.remove_pipe(name)
-    try:
-        add_component(nlp, spacy.load(source), "span_finder", name, before="entity_memory")
-    except ValueError as error:
-        msg.fail(str(error), exits=1)
-    nlp.disable_pipe(name)
+    nlp, source_nlp = spacy.load(target), spacy.load(source)
+    added = []
+    for role, before in ((FINDER, MEMORY), (MEMORY, None)):
+        name = scheme_component(role, scheme)
+        if name in nlp.component_names:
+            nlp.remove_pipe(name)
+        if role == MEMORY and not with_memory:
+            continue
+        try:
+            add_component(nlp, source_nlp, role, name, before=before)
+        except ValueError as error:
+            msg.fail(str(error), exits=1)
+        nlp.disable_pipe(name)
+        added.append(name)
     staging = target.with_name(target.name + ".staging")
     if staging.exists():
         shutil.rmtree(staging)
     nlp.to_disk(staging)
+    chosen = json.loads(decisions_from.read_text(encoding="utf8")) if decisions_from is not None else {}
     if threshold is not None:
-        set_component_settings(staging, {name: {"threshold": threshold}})
-    check_and_swap(staging, target, what=f"{source}'s span_finder")
-    msg.good(f"{source}'s span_finder -> {target} as '{name}' (mention scheme {scheme!r}; off by default)")
-
+        chosen["finder_threshold"] = threshold
+    settings = {scheme_component(role, scheme): values for role, values in decisions_by_component(chosen).items()
+                if role == FINDER or (role == MEMORY and with_memory)}
+    set_component_settings(staging, settings)
+    check_and_swap(staging, target, what=f"{source}'s {' and '.join(added)}")
+    msg.good(f"{source} -> {target}: {', '.join(added)} (mention scheme {scheme!r}; off by default)")
 
 if __name__ == "__main__":
     app()

@@ -271,9 +271,15 @@ def test_replace_component_refuses_a_finder_trained_over_another_encoder(tmp_pat
     out = tmp_path / "out"
     result = runner.invoke(app, ["replace-component", str(tmp_path / "pipe"), str(tmp_path / "other"), str(out)])
     assert result.exit_code == 1 and "trained over another 'tok2vec'" in flat(result) and not out.exists()
-    result = runner.invoke(app, ["replace-component", str(tmp_path / "pipe"), str(tmp_path / "same"), str(out)])
+    result = runner.invoke(app, ["replace-component", str(tmp_path / "pipe"), str(tmp_path / "same"), str(out),
+                                 "--set", "threshold=0.25"])
     assert result.exit_code == 0, result.output
-    assert (out / "span_finder").is_dir()
+    import spacy
+
+    assert spacy.load(out).get_pipe("span_finder").cfg["threshold"] == 0.25
+    result = runner.invoke(app, ["replace-component", str(tmp_path / "pipe"), str(tmp_path / "same"), str(out),
+                                 "--set", "threshold"])
+    assert result.exit_code == 1 and "expected KEY=JSON" in flat(result)
 
 
 def test_annotate_names_the_mention_schemes_when_given_an_unknown_one(tmp_path):

@@ -140,17 +140,21 @@ def test_name_ends_and_animacy_agreement_cluster_the_turing_sample_right():
                                            "Alan Turing published")
 
 
-def test_the_gum_mention_scheme_swaps_the_finder_and_proposes_alan_turing():
+def test_the_gum_mention_scheme_swaps_finder_and_memory_and_clusters_the_turing_sample():
     text = (SAMPLES / "turing.txt").read_text(encoding="utf8")
     litbank, gum = spacy_entmem.load_default(), spacy_entmem.load_default(mention_scheme="gum")
     assert gum.pipe_names == litbank.pipe_names == ["tok2vec", "span_finder", "entity_memory"]
-    assert "span_finder_gum" not in gum.component_names + litbank.component_names  # left out once chosen
+    assert not {"span_finder_gum", "entity_memory_gum"} & set(gum.component_names + litbank.component_names)
     import spacy
 
-    assert spacy.load(spacy_entmem.DEFAULT_PIPELINE).disabled == ["span_finder_gum"]  # shipped, off
+    shipped = spacy.load(spacy_entmem.DEFAULT_PIPELINE)
+    assert shipped.disabled == ["span_finder_gum", "entity_memory_gum"]  # shipped, off
     assert gum.get_pipe("span_finder").cfg["threshold"] == 0.7
     by_litbank, by_gum = litbank(text), gum(text)
     assert "Alan Turing" not in [s.text for s in by_litbank.spans["mention_candidates"]]
     assert "Alan Turing" in [s.text for s in by_gum.spans["mention_candidates"]]
     clusters = [[span.text for span in cluster] for cluster in by_gum._.coref_clusters]
-    assert ["Alan Turing", "he", "his", "His"] in clusters, clusters
+    assert clusters == [["Alan Turing", "he", "his", "His", "he"], ["Joan Clarke", "she"]]
+    # the scheme's own memory, with its own decision settings
+    assert gum.get_pipe("entity_memory").cfg["entity_threshold"] == 0.6
+    assert litbank.get_pipe("entity_memory").cfg["entity_threshold"] == 0.3

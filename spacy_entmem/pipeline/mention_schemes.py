@@ -2,34 +2,53 @@
 
 Corpora disagree on what a mention is: LitBank marks people, places, organisations, facilities, vehicles and
 groups; GUM marks every entity, abstract ones and events too. One finder trained on both learns neither (on GUM
-dev it finds 57 % of the gold mentions). The default pipeline therefore carries one finder per scheme; the one
-of the chosen scheme runs under the name ``span_finder`` (so every setting and command that names the finder
-finds it), the others are left out.
+dev it finds 57 % of the gold mentions). The default pipeline therefore carries a finder per scheme, and may
+carry a memory fine-tuned on a scheme's candidates. A scheme's own component is named ``{role}_{scheme}``
+(``span_finder_gum``); the chosen scheme's run under the role's name (``span_finder``, ``entity_memory``), so
+every setting and command that names them finds them, and the other schemes' are left out. A scheme without a
+component of its own for a role uses the pipeline's (the default scheme's) one.
 """
+from typing import List
+
 from spacy.language import Language
 
-FINDER = "span_finder"
-# scheme → the component that proposes its mentions in a pipeline that carries several
-MENTION_SCHEMES = {"litbank": FINDER, "gum": "span_finder_gum"}
+FINDER, MEMORY = "span_finder", "entity_memory"
+ROLES = (FINDER, MEMORY)
+MENTION_SCHEMES = ("litbank", "gum")
 DEFAULT_SCHEME = "litbank"
 
 
+def scheme_component(role: str, scheme: str) -> str:
+    """The name of ``scheme``'s own component for ``role`` (the role's name for the default scheme)."""
+    return role if scheme == DEFAULT_SCHEME else f"{role}_{scheme}"
+
+
+def available_schemes(nlp: Language) -> List[str]:
+    """The schemes whose finder the pipeline has."""
+    return [s for s in MENTION_SCHEMES if scheme_component(FINDER, s) in nlp.component_names]
+
+
 def use_mention_scheme(nlp: Language, scheme: str) -> Language:
-    """Make the finder of ``scheme`` the pipeline's ``span_finder`` and leave the other schemes' finders out
-    (removed: a scheme is chosen once, when the pipeline is loaded). ValueError names the schemes the pipeline
-    can use when ``scheme`` is unknown or its finder is missing."""
+    """Make the components of ``scheme`` the pipeline's ``span_finder`` (and ``entity_memory`` where the scheme
+    has one) and leave the other schemes' out (removed: a scheme is chosen once, when the pipeline is loaded).
+    ValueError names the schemes the pipeline can use when ``scheme`` is unknown or its finder is missing."""
     if scheme not in MENTION_SCHEMES:
         raise ValueError(f"[spacy-entmem] unknown mention scheme {scheme!r}: expected one of {sorted(MENTION_SCHEMES)}")
-    available = sorted(s for s, name in MENTION_SCHEMES.items() if name in nlp.component_names)
-    finder = MENTION_SCHEMES[scheme]
-    if finder not in nlp.component_names:
+    if scheme_component(FINDER, scheme) not in nlp.component_names:
         raise ValueError(f"[spacy-entmem] this pipeline has no finder for the mention scheme {scheme!r} (component "
-                         f"'{finder}'); it can use: {', '.join(available) or 'none'}")
-    for other in set(MENTION_SCHEMES.values()) - {finder}:
-        if other in nlp.component_names:
-            nlp.remove_pipe(other)
-    if finder in nlp.disabled:
-        nlp.enable_pipe(finder)
-    if finder != FINDER:
-        nlp.rename_pipe(finder, FINDER)
+                         f"'{scheme_component(FINDER, scheme)}'); it can use: "
+                         f"{', '.join(available_schemes(nlp)) or 'none'}")
+    for other in MENTION_SCHEMES:
+        for role in ROLES:
+            name = scheme_component(role, other)
+            if other not in (scheme, DEFAULT_SCHEME) and name in nlp.component_names:
+                nlp.remove_pipe(name)
+    for role in ROLES:
+        own = scheme_component(role, scheme)
+        if own == role or own not in nlp.component_names:
+            continue
+        nlp.remove_pipe(role)
+        if own in nlp.disabled:
+            nlp.enable_pipe(own)
+        nlp.rename_pipe(own, role)
     return nlp

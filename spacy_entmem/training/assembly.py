@@ -1,5 +1,8 @@
 """Put a component trained in another pipeline (a mention finder trained over the default's frozen tok2vec,
 say) into a pipeline in place of its own, after checking that the encoder it listens to is the same."""
+from pathlib import Path
+from typing import Any, Dict
+
 from spacy.language import Language
 from thinc.api import Model
 
@@ -56,3 +59,20 @@ def add_component(nlp: Language, source: Language, name: str, new_name: str, bef
     check_upstream(nlp, source, name)
     nlp.add_pipe(name, name=new_name, source=source, before=before)
     return nlp
+
+
+def set_component_settings(pipeline: Path, settings: Dict[str, Dict[str, Any]]) -> None:
+    """Write component → {key: value} into a saved pipeline's config.cfg and each component's cfg (the
+    config is what a component's settings are read from at load time)."""
+    import srsly
+    from thinc.api import Config
+
+    config = Config().from_disk(pipeline / "config.cfg", interpolate=False)
+    for component, values in settings.items():
+        if not (pipeline / component / "cfg").exists():
+            continue
+        cfg = srsly.read_json(pipeline / component / "cfg")
+        cfg.update(values)
+        srsly.write_json(pipeline / component / "cfg", cfg)
+        config["components"][component].update(values)
+    config.to_disk(pipeline / "config.cfg")

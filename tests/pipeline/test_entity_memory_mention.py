@@ -333,34 +333,43 @@ def test_agreement_settings_are_validated_and_reach_the_memory(mention_nlp, litb
     assert mention_pipeline(animacy_agreement=True).get_pipe("entity_memory").cfg["animacy_agreement"] is True
 
 
-def test_a_finder_for_another_mention_scheme_is_added_off_and_checked(mention_nlp, tmp_path):
+def test_another_mention_schemes_finder_and_memory_are_added_off_and_checked(mention_nlp, tmp_path):
     from typer.testing import CliRunner
 
     from spacy_entmem.pipeline.mention_schemes import use_mention_scheme
 
     target, source = tmp_path / "shipped", tmp_path / "finder"
     mention_nlp.to_disk(target)
-    finder_only = spacy.load(target, exclude=["entity_memory"])  # the same tok2vec, a finder set apart
-    finder_only.get_pipe("span_finder").cfg["threshold"] = 0.42
-    finder_only.to_disk(source)
-    result = CliRunner().invoke(maintainer_app, ["add-mention-finder", str(source), "--target", str(target),
-                                                 "--scheme", "gum", "--threshold", "0.6"])
+    # the same tok2vec; a finder and a memory set apart, the memory with another entity_threshold
+    tuned = spacy.load(target, config={"components": {"entity_memory": {"entity_threshold": 0.45}}})
+    tuned.get_pipe("span_finder").cfg["threshold"] = 0.42
+    tuned.to_disk(source)
+    chosen = tmp_path / "chosen.json"
+    chosen.write_text('{"finder_threshold": 0.6, "new_entity_bias": 1.3}')
+    result = CliRunner().invoke(maintainer_app, ["add-mention-scheme", str(source), "--target", str(target),
+                                                 "--scheme", "gum", "--decisions-from", str(chosen), "--with-memory"])
     assert result.exit_code == 0, result.output
     shipped = spacy.load(target)
-    assert shipped.pipe_names == mention_nlp.pipe_names and shipped.disabled == ["span_finder_gum"]
+    assert shipped.pipe_names == mention_nlp.pipe_names
+    assert shipped.disabled == ["span_finder_gum", "entity_memory_gum"]
     assert shipped.get_pipe("span_finder").cfg["threshold"] == mention_nlp.get_pipe("span_finder").cfg["threshold"]
+    assert shipped.get_pipe("entity_memory").cfg["entity_threshold"] != 0.45
     gum = use_mention_scheme(spacy.load(target), "gum")
     assert gum.pipe_names == ["tok2vec", "span_finder", "entity_memory"]
     assert gum.get_pipe("span_finder").cfg["threshold"] == 0.6
+    assert gum.get_pipe("entity_memory").cfg["entity_threshold"] == 0.45
+    assert gum.get_pipe("entity_memory").cfg["new_entity_bias"] == 1.3
+    assert shipped.get_pipe("entity_memory").cfg["new_entity_bias"] != 1.3
     assert "mention_candidates" in gum("Anna met Bob. She said he was late.").spans
     # a finder trained over another tok2vec is refused, the target stays as it was
     from ..training.test_assembly import finder_pipeline
 
     finder_pipeline(1).to_disk(tmp_path / "other")
-    result = CliRunner().invoke(maintainer_app, ["add-mention-finder", str(tmp_path / "other"), "--target",
+    result = CliRunner().invoke(maintainer_app, ["add-mention-scheme", str(tmp_path / "other"), "--target",
                                                  str(target), "--scheme", "gum"])
     assert result.exit_code == 1 and "trained over another 'tok2vec'" in " ".join(result.output.split())
     assert spacy.load(target).get_pipe("span_finder_gum").cfg["threshold"] == 0.6
-    result = CliRunner().invoke(maintainer_app, ["add-mention-finder", str(source), "--target", str(target),
+    assert "entity_memory_gum" in spacy.load(target).component_names
+    result = CliRunner().invoke(maintainer_app, ["add-mention-scheme", str(source), "--target", str(target),
                                                  "--scheme", "litbank"])
     assert result.exit_code == 1 and "ship-default" in result.output

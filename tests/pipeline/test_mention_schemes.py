@@ -35,3 +35,21 @@ def test_unknown_and_missing_schemes_are_named():
         use_mention_scheme(finder_pipeline(0), "ace")
     with pytest.raises(ValueError, match="no finder for the mention scheme 'gum'.*it can use: litbank"):
         use_mention_scheme(finder_pipeline(0), "gum")
+
+
+def test_a_schemes_own_memory_replaces_the_pipelines_and_others_are_left_out(two_finders):
+    """Sentencizers stand in for the memories: only their names and settings matter here."""
+    two_finders.add_pipe("sentencizer", name="entity_memory", config={"punct_chars": ["."]})
+    two_finders.add_pipe("sentencizer", name="entity_memory_gum", config={"punct_chars": ["!"]})
+    two_finders.disable_pipe("entity_memory_gum")
+    gum = use_mention_scheme(two_finders, "gum")
+    assert gum.pipe_names == ["tok2vec", "span_finder", "entity_memory"]
+    assert gum.get_pipe("entity_memory").punct_chars == {"!"}
+
+
+def test_the_default_scheme_drops_the_other_schemes_memory(two_finders):
+    two_finders.add_pipe("sentencizer", name="entity_memory", config={"punct_chars": ["."]})
+    two_finders.add_pipe("sentencizer", name="entity_memory_gum", config={"punct_chars": ["!"]})
+    nlp = use_mention_scheme(two_finders, "litbank")
+    assert nlp.component_names == ["tok2vec", "span_finder", "entity_memory"]
+    assert nlp.get_pipe("entity_memory").punct_chars == {"."}
