@@ -2,6 +2,7 @@
 
     python benchmarks/speed.py [--model default] [--texts ../shared/data/gap/gap-test.tsv] [--repeats 3]
                                [--also-unpruned] [--decisions-from JSON] [--pruning-bound 2.0]
+                               [--mention-scheme gum]
 
 ``--texts`` is a GAP TSV or a ``.spacy`` corpus (its documents' texts, e.g. corpus/litbank/test.spacy for long
 documents). ``--also-unpruned`` adds our pipeline with ``pruning_bound`` null to the rounds (and its ratio).
@@ -51,6 +52,7 @@ def main() -> None:
     parser.add_argument("--also-unpruned", action="store_true", help="also time ours with pruning_bound null")
     parser.add_argument("--decisions-from", default=None, help="a coref-evaluate JSON whose settings ours takes")
     parser.add_argument("--pruning-bound", type=float, default=None, help="set ours' pruning_bound")
+    parser.add_argument("--mention-scheme", default=None, help="load ours with this mention scheme (litbank, gum)")
     args = parser.parse_args()
     texts = read_texts(args.texts)
     ours = load_ours(args)
@@ -86,7 +88,9 @@ def load_ours(args):
     """Our pipeline with the settings the arguments ask for."""
     from spacy_entmem.evaluation.coref_evaluate import apply_decisions
 
-    nlp = spacy_entmem.load_default() if args.model == "default" else spacy.load(args.model)
+    from spacy_entmem.cli import load_pipeline
+
+    nlp = load_pipeline(args.model, args.mention_scheme)
     if args.decisions_from:
         with open(args.decisions_from, encoding="utf8") as f:
             apply_decisions(nlp, json.load(f))
