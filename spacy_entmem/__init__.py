@@ -8,6 +8,7 @@ from .training import callbacks  # noqa: F401
 from .pipeline.attributes import main_mention, register_extensions
 from .pipeline.entity_lm_scorer import EntityLMScorer
 from .pipeline.entity_memory import EntityMemory
+from .pipeline.mention_schemes import DEFAULT_SCHEME, load_with_scheme
 
 __version__ = "0.1.0"
 DEFAULT_PIPELINE = Path(__file__).parent / "pipelines" / "default"
@@ -15,17 +16,13 @@ DEFAULT_PIPELINE = Path(__file__).parent / "pipelines" / "default"
 register_extensions()
 
 
-def load_default(mention_scheme: str = "litbank", **kwargs):
+def load_default(mention_scheme: str = DEFAULT_SCHEME, **kwargs):
     """Load the default trained pipeline shipped with the package (offline). ``mention_scheme`` says which
     mentions it proposes: "litbank" (people, places, organisations, facilities, vehicles, groups) or "gum"
     (every entity, abstract ones and events too); ``kwargs`` go to ``spacy.load``."""
-    import spacy
-
-    from .pipeline.mention_schemes import use_mention_scheme
-
     if not (DEFAULT_PIPELINE / "config.cfg").exists():
         raise OSError(f"[spacy-entmem] the default pipeline is missing from {DEFAULT_PIPELINE}")
-    return use_mention_scheme(spacy.load(DEFAULT_PIPELINE, **kwargs), mention_scheme)
+    return load_with_scheme(DEFAULT_PIPELINE, mention_scheme, **kwargs)
 
 
 __all__ = ["EntityMemory", "EntityLMScorer", "load_default", "main_mention", "register_extensions", "DEFAULT_PIPELINE"]

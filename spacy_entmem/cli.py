@@ -16,12 +16,11 @@ def load_pipeline(model: Optional[str], mention_scheme: Optional[str] = None):
     import spacy
 
     import spacy_entmem
-    from .pipeline.mention_schemes import use_mention_scheme
+    from .pipeline.mention_schemes import DEFAULT_SCHEME, load_with_scheme
 
     if model in (None, "", "default"):
-        return spacy_entmem.load_default(mention_scheme or "litbank")
-    nlp = spacy.load(model)
-    return use_mention_scheme(nlp, mention_scheme) if mention_scheme else nlp
+        return spacy_entmem.load_default(mention_scheme or DEFAULT_SCHEME)
+    return load_with_scheme(model, mention_scheme) if mention_scheme else spacy.load(model)
 
 
 def load_for_command(model: Optional[str], mention_scheme: Optional[str] = None):
@@ -491,25 +490,18 @@ def replace_component(
                                        "over the default's frozen tok2vec: configs/mention_finder.cfg)"),
     output: Path = typer.Argument(..., help="Directory to write the changed pipeline to"),
     name: str = typer.Option("span_finder", "--name", help="The component to replace"),
-    set_: List[str] = typer.Option([], "--set", help="KEY=JSON: a setting of the new component, e.g. threshold=0.7 "
-                                   "(repeatable)"),
+    set_: List[str] = typer.Option([], "--set", help="NAME=JSON: a setting of the new component, e.g. "
+                                   "threshold=0.7 (repeatable)"),
 ) -> None:
     """Replace one component of a pipeline by another pipeline's, checking that the encoder it listens to has
     the same weights in both."""
     import spacy
 
+    from .evaluation.coref_evaluate import parse_assignments
     from .training.assembly import replace_component as replace, set_component_settings
 
-    settings = {}
-    for item in set_:
-        key, sep, value = item.partition("=")
-        try:
-            settings[key] = json.loads(value) if sep and key else None
-        except ValueError:
-            settings[key] = None
-        if settings[key] is None:
-            msg.fail(f"--set {item!r}: expected KEY=JSON, e.g. threshold=0.7", exits=1)
     try:
+        settings = parse_assignments(set_)
         nlp = replace(load_pipeline(pipeline), spacy.load(source), name)
     except ValueError as error:
         msg.fail(str(error), exits=1)

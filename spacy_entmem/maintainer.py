@@ -28,6 +28,8 @@ def ship_default(
                                                        "from a coref-evaluate --select-on JSON"),
 ) -> None:
     """Copy a trained pipeline into the package as the default one, check it loads and annotates."""
+    import shutil
+
     import srsly
     from thinc.api import Config
 
@@ -45,7 +47,8 @@ def ship_default(
         msg.fail(f"entity_threshold must be in [0, 1], got {chosen['entity_threshold']}", exits=1)
     if chosen["new_entity_bias"] is not None and not chosen["new_entity_bias"] > 0:
         msg.fail(f"new_entity_bias must be > 0, got {chosen['new_entity_bias']}", exits=1)
-    staging = stage(source, target)
+    staging = fresh_staging(target)
+    shutil.copytree(source, staging)
     set_component_settings(staging, decisions_by_component(chosen))
     config = Config().from_disk(staging / "config.cfg", interpolate=False)
     use_chunked_tok2vec(config)  # same weights; bounded memory on long documents
@@ -59,14 +62,13 @@ def ship_default(
     msg.good(f"{source} -> {target} ({size / 1e6:.1f} MB); annotated {len(docs)} samples")
 
 
-def stage(source: Path, target: Path) -> Path:
-    """A fresh copy of ``source`` next to ``target`` (``target``.staging), to be set up and checked there."""
+def fresh_staging(target: Path) -> Path:
+    """The path next to ``target`` (``target``.staging), emptied, where its replacement is set up and checked."""
     import shutil
 
     staging = target.with_name(target.name + ".staging")
     if staging.exists():
         shutil.rmtree(staging)
-    shutil.copytree(source, staging)
     return staging
 
 
@@ -80,13 +82,13 @@ def check_and_swap(staging: Path, target: Path, what: str) -> list:
 
     import spacy_entmem
 
-    from .pipeline.mention_schemes import DEFAULT_SCHEME, available_schemes, use_mention_scheme
+    from .pipeline.mention_schemes import DEFAULT_SCHEME, available_schemes, load_with_scheme
 
     samples = sorted((Path(spacy_entmem.__file__).parent / "samples").glob("*.txt"))
     texts = [path.read_text(encoding="utf8") for path in samples]
     try:
         schemes = available_schemes(spacy.load(staging))
-        docs = {scheme: list(use_mention_scheme(spacy.load(staging), scheme).pipe(texts)) for scheme in schemes}
+        docs = {scheme: list(load_with_scheme(staging, scheme).pipe(texts)) for scheme in schemes}
     except Exception as error:  # noqa: BLE001 (any failure keeps the old pipeline)
         shutil.rmtree(staging)
         msg.fail(f"{what} does not load or annotate after setting it up ({error}); {target} left as it was",
@@ -113,8 +115,6 @@ def add_mention_scheme(
 ) -> None:
     """Add a span finder (and a memory) to the shipped default as another mention scheme's, left out unless that
     scheme is chosen (``load_default(mention_scheme=...)``, ``--mention-scheme``); checked, then swapped in."""
-    import shutil
-
     import spacy
 
     import spacy_entmem
@@ -143,9 +143,7 @@ def add_mention_scheme(
             msg.fail(str(error), exits=1)
         nlp.disable_pipe(name)
         added.append(name)
-    staging = target.with_name(target.name + ".staging")
-    if staging.exists():
-        shutil.rmtree(staging)
+    staging = fresh_staging(target)
     nlp.to_disk(staging)
     chosen = json.loads(decisions_from.read_text(encoding="utf8")) if decisions_from is not None else {}
     if threshold is not None:

@@ -279,7 +279,7 @@ def test_replace_component_refuses_a_finder_trained_over_another_encoder(tmp_pat
     assert spacy.load(out).get_pipe("span_finder").cfg["threshold"] == 0.25
     result = runner.invoke(app, ["replace-component", str(tmp_path / "pipe"), str(tmp_path / "same"), str(out),
                                  "--set", "threshold"])
-    assert result.exit_code == 1 and "expected KEY=JSON" in flat(result)
+    assert result.exit_code == 1 and "expected NAME=VALUE" in flat(result)
 
 
 def test_annotate_names_the_mention_schemes_when_given_an_unknown_one(tmp_path):

@@ -4,7 +4,7 @@ predicted clusters in CoNLL-2012 format for the reference scorer."""
 import json
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from spacy.language import Language
 from spacy.tokens import Doc, DocBin
@@ -99,12 +99,17 @@ DECISION_SETTINGS = {
 
 def parse_settings(items: Sequence[str]) -> Dict[str, Any]:
     """``NAME=JSON`` strings → {name: value}, for the names of ``DECISION_SETTINGS``; a clear error otherwise."""
+    return parse_assignments(items, DECISION_SETTINGS)
+
+
+def parse_assignments(items: Sequence[str], names: Optional[Iterable[str]] = None) -> Dict[str, Any]:
+    """``NAME=JSON`` strings → {name: value}, NAME one of ``names`` when given; a clear error otherwise."""
     parsed = {}
     for item in items:
         name, sep, value = item.partition("=")
-        if not sep or name not in DECISION_SETTINGS:
-            raise ValueError(f"[spacy-entmem] setting {item!r}: expected NAME=VALUE with NAME one of "
-                             f"{sorted(DECISION_SETTINGS)}")
+        if not sep or not name or (names is not None and name not in names):
+            allowed = f" with NAME one of {sorted(names)}" if names is not None else ""
+            raise ValueError(f"[spacy-entmem] setting {item!r}: expected NAME=VALUE{allowed}")
         try:
             parsed[name] = json.loads(value)
         except ValueError:

@@ -18,5 +18,4 @@ def build_contextual_listener(tok2vec: Model[List[Doc], List[Floats2d]],
     """Docs → encode(tok2vec(doc)) per doc; ``encode``'s width must equal the listener's."""
     model = chain(tok2vec, encode)
     model.set_dim("nO", encode.get_dim("nO"))
-    model.set_ref("listener", tok2vec)
     return model

@@ -8,8 +8,10 @@ carry a memory fine-tuned on a scheme's candidates. A scheme's own component is 
 every setting and command that names them finds them, and the other schemes' are left out. A scheme without a
 component of its own for a role uses the pipeline's (the default scheme's) one.
 """
-from typing import List
+from pathlib import Path
+from typing import Iterable, List, Union
 
+import spacy
 from spacy.language import Language
 
 FINDER, MEMORY = "span_finder", "entity_memory"
@@ -28,27 +30,48 @@ def available_schemes(nlp: Language) -> List[str]:
     return [s for s in MENTION_SCHEMES if scheme_component(FINDER, s) in nlp.component_names]
 
 
+def check_scheme(scheme: str) -> None:
+    if scheme not in MENTION_SCHEMES:
+        raise ValueError(f"[spacy-entmem] unknown mention scheme {scheme!r}: expected one of {sorted(MENTION_SCHEMES)}")
+
+
+def left_out(scheme: str, names: Iterable[str]) -> List[str]:
+    """The components among ``names`` that ``scheme`` does not run: the other schemes' own, and the default
+    ones that ``scheme`` has its own of."""
+    names = list(names)
+    unused = [scheme_component(role, other) for other in MENTION_SCHEMES if other not in (scheme, DEFAULT_SCHEME)
+              for role in ROLES if scheme_component(role, other) in names]
+    if scheme != DEFAULT_SCHEME:
+        unused += [role for role in ROLES if role in names and scheme_component(role, scheme) in names]
+    return unused
+
+
 def use_mention_scheme(nlp: Language, scheme: str) -> Language:
     """Make the components of ``scheme`` the pipeline's ``span_finder`` (and ``entity_memory`` where the scheme
     has one) and leave the other schemes' out (removed: a scheme is chosen once, when the pipeline is loaded).
     ValueError names the schemes the pipeline can use when ``scheme`` is unknown or its finder is missing."""
-    if scheme not in MENTION_SCHEMES:
-        raise ValueError(f"[spacy-entmem] unknown mention scheme {scheme!r}: expected one of {sorted(MENTION_SCHEMES)}")
+    check_scheme(scheme)
     if scheme_component(FINDER, scheme) not in nlp.component_names:
         raise ValueError(f"[spacy-entmem] this pipeline has no finder for the mention scheme {scheme!r} (component "
                          f"'{scheme_component(FINDER, scheme)}'); it can use: "
                          f"{', '.join(available_schemes(nlp)) or 'none'}")
-    for other in MENTION_SCHEMES:
-        for role in ROLES:
-            name = scheme_component(role, other)
-            if other not in (scheme, DEFAULT_SCHEME) and name in nlp.component_names:
-                nlp.remove_pipe(name)
+    for name in left_out(scheme, nlp.component_names):
+        nlp.remove_pipe(name)
     for role in ROLES:
         own = scheme_component(role, scheme)
         if own == role or own not in nlp.component_names:
             continue
-        nlp.remove_pipe(role)
         if own in nlp.disabled:
             nlp.enable_pipe(own)
         nlp.rename_pipe(own, role)
     return nlp
+
+
+def load_with_scheme(path: Union[str, Path], scheme: str, **kwargs) -> Language:
+    """``spacy.load(path, **kwargs)`` running the components of ``scheme``; the components it does not run are
+    not loaded at all (their weights cost a fifth of the loading time)."""
+    check_scheme(scheme)
+    config = Path(path) / "config.cfg"
+    names = spacy.util.load_config(config)["nlp"]["pipeline"] if config.exists() else []
+    exclude = [*kwargs.pop("exclude", []), *left_out(scheme, names)]
+    return use_mention_scheme(spacy.load(path, exclude=exclude, **kwargs), scheme)

@@ -1,7 +1,7 @@
 import pytest
 
-from spacy_entmem.pipeline.mention_schemes import use_mention_scheme
-from spacy_entmem.training.assembly import add_component
+from spacy_entmem.pipeline.mention_schemes import left_out, load_with_scheme, use_mention_scheme
+from spacy_entmem.training.assembly import add_component, set_component_settings
 
 from ..training.test_assembly import finder_pipeline
 
@@ -53,3 +53,15 @@ def test_the_default_scheme_drops_the_other_schemes_memory(two_finders):
     nlp = use_mention_scheme(two_finders, "litbank")
     assert nlp.component_names == ["tok2vec", "span_finder", "entity_memory"]
     assert nlp.get_pipe("entity_memory").punct_chars == {"."}
+
+
+def test_the_components_a_scheme_does_not_run_are_not_loaded(two_finders, tmp_path):
+    names = ["tok2vec", "span_finder", "span_finder_gum", "entity_memory"]
+    assert left_out("litbank", names) == ["span_finder_gum"]
+    assert left_out("gum", names) == ["span_finder"]  # the memory is shared: gum has none of its own here
+    two_finders.to_disk(tmp_path / "pipe")
+    set_component_settings(tmp_path / "pipe", {"span_finder_gum": {"threshold": 0.9}})  # as shipping writes it
+    nlp = load_with_scheme(tmp_path / "pipe", "gum")
+    assert nlp.component_names == ["tok2vec", "span_finder"] and nlp.get_pipe("span_finder").cfg["threshold"] == 0.9
+    with pytest.raises(ValueError, match="unknown mention scheme 'ace'"):
+        load_with_scheme(tmp_path / "pipe", "ace")
