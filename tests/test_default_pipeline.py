@@ -158,3 +158,22 @@ def test_the_gum_mention_scheme_swaps_finder_and_memory_and_clusters_the_turing_
     # the scheme's own memory, with its own decision settings
     assert gum.get_pipe("entity_memory").cfg["entity_threshold"] == 0.6
     assert litbank.get_pipe("entity_memory").cfg["entity_threshold"] == 0.3
+
+
+def test_shipped_finder_proposes_no_span_that_begins_or_ends_with_a_personal_pronoun():
+    """The shipped finders drop "1936 he" / "he published a paper"-like candidates; switched off, the Turing
+    sample's candidates hold such spans again (so the check can fail)."""
+    from spacy_entmem.pipeline.span_proposals import PRONOUN_ENDS, PRONOUN_STARTS
+
+    text = (SAMPLES / "turing.txt").read_text(encoding="utf8")
+
+    def bounded(doc):
+        return [s.text for s in doc.spans["mention_candidates"]
+                if len(s) > 1 and (s[0].lower_ in PRONOUN_STARTS or s[-1].lower_ in PRONOUN_ENDS)]
+
+    for scheme in ("litbank", "gum"):
+        doc = spacy_entmem.load_default(mention_scheme=scheme)(text)
+        assert bounded(doc) == [], scheme
+        assert {"he", "his"} <= {s.text for s in doc.spans["mention_candidates"]}  # the pronouns themselves stay
+    off = spacy_entmem.load_default(config={"components": {"span_finder": {"drop_pronoun_bounded": False}}})(text)
+    assert "1936 he" in bounded(off)

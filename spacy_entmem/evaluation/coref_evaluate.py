@@ -94,6 +94,7 @@ DECISION_SETTINGS = {
     "finder_threshold": ("span_finder", "threshold"),
     "finder_max_per_token": ("span_finder", "max_per_token"),
     "finder_name_ends": ("span_finder", "propose_name_ends"),
+    "finder_drop_pronoun_bounded": ("span_finder", "drop_pronoun_bounded"),
 }
 
 

@@ -171,3 +171,32 @@ def test_name_ends_pair_a_predicted_start_with_the_end_of_its_capitalised_run():
     short = _finder(spacy.blank("en"), threshold=0.5, max_length=1, max_per_token=100.0, propose_name_ends=True)
     short.set_annotations([doc], scores)
     assert all(len(s) == 1 for s in doc.spans["mention_candidates"])  # max_length bounds the runs too
+
+
+def test_spans_bounded_by_a_personal_pronoun_are_dropped_when_asked():
+    from spacy_entmem.pipeline.span_proposals import pronoun_bounded
+
+    nlp = spacy.blank("en")
+    doc = nlp.make_doc("In 1936 he published his paper on the US economy with Isabel and I")
+    scores = numpy.zeros((len(doc), 2), dtype="float32")
+    for start in (1, 2, 4, 8, 11):  # 1936, he, his, US, Isabel
+        scores[start, 0] = 0.9
+    for end in (2, 5, 9, 13):  # he, paper, economy, I
+        scores[end, 1] = 0.9
+    plain = _finder(nlp, threshold=0.5, max_length=20, max_per_token=100.0)
+    plain.set_annotations([doc], scores)
+    proposed = [s.text for s in doc.spans["mention_candidates"]]
+    assert {"1936 he", "he published his paper", "Isabel and I"} <= set(proposed)
+    dropping = _finder(spacy.blank("en"), threshold=0.5, max_length=20, max_per_token=100.0,
+                       drop_pronoun_bounded=True)
+    dropping.set_annotations([doc], scores)
+    kept = [s.text for s in doc.spans["mention_candidates"]]
+    # "he ..." and "... he" go; the pronoun alone, possessives ("his paper"), "US" and "... and I" stay
+    assert kept == [s for s in proposed if not (s.startswith("he ") or s.endswith(" he"))]
+    assert {"he", "his paper", "US economy", "Isabel and I", "I"} <= set(kept)
+    assert len(kept) < len(proposed)
+    group = doc.spans["mention_candidates"]
+    assert group.attrs["scores"] == pytest.approx(
+        [min(scores[s.start, 0], scores[s.end - 1, 1]) for s in group], abs=1e-4)
+    assert pronoun_bounded(doc, numpy.zeros((0, 2), dtype="int64")).shape == (0,)
+    assert pronoun_bounded(doc, numpy.array([[2, 2], [2, 5], [1, 2], [8, 9]])).tolist() == [False, True, True, False]
