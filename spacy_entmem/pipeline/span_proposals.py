@@ -20,8 +20,10 @@ dev).
 from typing import Callable, Iterable, Optional
 
 import numpy
+from spacy.attrs import IS_UPPER, LENGTH, LOWER
 from spacy.language import Language
 from spacy.pipeline.span_finder import DEFAULT_SPAN_FINDER_MODEL, SpanFinder
+from spacy.strings import hash_string
 from spacy.tokens import Doc, SpanGroup
 from thinc.api import Model
 from thinc.types import Floats2d
@@ -117,12 +119,14 @@ def pronoun_bounded(doc: Doc, pairs: numpy.ndarray) -> numpy.ndarray:
     """(P,) bool: the (start, inclusive end) pairs longer than one token that begin with a personal pronoun of
     ``PRONOUN_STARTS`` or end with one of ``PRONOUN_ENDS`` (all-capital words such as "US" or "IT" are not
     pronouns here)."""
-    def flags(words: frozenset) -> numpy.ndarray:
-        return numpy.fromiter((t.lower_ in words and not (t.is_upper and len(t) > 1) for t in doc),
-                              dtype=bool, count=len(doc))
-
     if not len(pairs):
         return numpy.zeros(0, dtype=bool)
+    lower, upper, length = doc.to_array([LOWER, IS_UPPER, LENGTH]).reshape(-1, 3).T
+    pronoun = ~((upper == 1) & (length > 1))
+
+    def flags(words: frozenset) -> numpy.ndarray:
+        return numpy.isin(lower, [hash_string(word) for word in words]) & pronoun
+
     starts, ends = pairs[:, 0], pairs[:, 1]
     return (ends > starts) & (flags(PRONOUN_STARTS)[starts] | flags(PRONOUN_ENDS)[ends])
 
@@ -187,6 +191,10 @@ class LinearSpanFinder(SpanFinder):
         self.cfg.update(settings)
         return self
 
+    def _without_pronoun_bounded(self, doc: Doc, pairs: numpy.ndarray) -> numpy.ndarray:
+        """``pairs`` without the pronoun-bounded ones when ``drop_pronoun_bounded`` is on."""
+        return pairs[~pronoun_bounded(doc, pairs)] if self.cfg.get("drop_pronoun_bounded", False) else pairs
+
     def set_annotations(self, docs: Iterable[Doc], scores: Floats2d) -> None:
         scores = self.model.ops.to_numpy(scores)
         threshold = self.cfg["threshold"]
@@ -198,9 +206,7 @@ class LinearSpanFinder(SpanFinder):
             starts = numpy.flatnonzero(doc_scores[:, 0] >= threshold)
             ends = numpy.flatnonzero(doc_scores[:, 1] >= threshold)
             segment = mention_segments(doc)
-            pairs = candidate_pairs(starts, ends, segment, shortest, longest)
-            if self.cfg.get("drop_pronoun_bounded", False):
-                pairs = pairs[~pronoun_bounded(doc, pairs)]
+            pairs = self._without_pronoun_bounded(doc, candidate_pairs(starts, ends, segment, shortest, longest))
             pair_scores = boundary_scores(doc_scores, pairs)
             limit = max(1, int(self.cfg.get("max_per_token", 0.4) * len(doc)))
             if len(pairs) > limit:  # keep the best, in their original order
@@ -212,9 +218,7 @@ class LinearSpanFinder(SpanFinder):
                 pairs = pairs[numpy.lexsort((pairs[:, 1], pairs[:, 0]))]
             if self.cfg.get("propose_name_ends", False):
                 names = name_run_pairs(doc, starts, segment)
-                names = names[names[:, 1] - names[:, 0] < longest]
-                if self.cfg.get("drop_pronoun_bounded", False):
-                    names = names[~pronoun_bounded(doc, names)]
+                names = self._without_pronoun_bounded(doc, names[names[:, 1] - names[:, 0] < longest])
                 pairs = numpy.unique(numpy.concatenate([pairs, names]), axis=0)
             pair_scores = boundary_scores(doc_scores, pairs)
             doc.spans[self.cfg["spans_key"]] = SpanGroup(
