@@ -125,15 +125,15 @@ def test_readme_settings_table_shows_the_shipped_values():
     assert checked >= 6
 
 
-def test_name_ends_and_animacy_agreement_cluster_the_turing_sample_right():
-    """Both opt-in (off as shipped: they lower dev LEA): "Alan Turing" becomes a candidate, and his pronouns no
-    longer join "mathematics" or "Bletchley Park"."""
+def test_name_ends_also_give_the_turing_sample_its_name_without_the_clause_cut():
+    """The opt-in propose_name_ends pairs the start of "Alan Turing" with the end of its capitalised run: the same
+    clusters as the shipped clause cut; with neither, "Alan Turing" is no candidate (its end scores 0.45)."""
     text = (SAMPLES / "turing.txt").read_text(encoding="utf8")
-    shipped = spacy_entmem.load_default()(text)
-    assert ["Alan Turing"] not in [[s.text] for s in shipped.spans["coref_mentions"]]
-    both = spacy_entmem.load_default(config={"components": {"span_finder": {"propose_name_ends": True},
-                                                            "entity_memory": {"animacy_agreement": True}}})
-    doc = both(text)
+    neither = spacy_entmem.load_default(config={"components": {"span_finder": {"cut_name_clauses": False}}})(text)
+    assert "Alan Turing" not in [s.text for s in neither.spans["mention_candidates"]]
+    ends = spacy_entmem.load_default(config={"components": {"span_finder": {"cut_name_clauses": False,
+                                                                            "propose_name_ends": True}}})
+    doc = ends(text)
     clusters = [[span.text for span in cluster] for cluster in doc._.coref_clusters]
     assert clusters == [["Alan Turing", "he", "his", "His", "he"], ["Joan Clarke", "she"]], clusters
     assert doc._.coref_resolved.startswith("Alan Turing studied mathematics at King's College, Cambridge. In 1936 "
@@ -151,8 +151,8 @@ def test_the_gum_mention_scheme_swaps_finder_and_memory_and_clusters_the_turing_
     assert shipped.disabled == ["span_finder_gum", "entity_memory_gum"]  # shipped, off
     assert gum.get_pipe("span_finder").cfg["threshold"] == 0.7
     by_litbank, by_gum = litbank(text), gum(text)
-    assert "Alan Turing" not in [s.text for s in by_litbank.spans["mention_candidates"]]
     assert "Alan Turing" in [s.text for s in by_gum.spans["mention_candidates"]]
+    assert len(by_gum.spans["mention_candidates"]) != len(by_litbank.spans["mention_candidates"])  # its own finder
     clusters = [[span.text for span in cluster] for cluster in by_gum._.coref_clusters]
     assert clusters == [["Alan Turing", "he", "his", "His", "he"], ["Joan Clarke", "she"]]
     # the scheme's own memory, with its own decision settings
@@ -177,3 +177,17 @@ def test_shipped_finder_proposes_no_span_that_begins_or_ends_with_a_personal_pro
         assert {"he", "his"} <= {s.text for s in doc.spans["mention_candidates"]}  # the pronouns themselves stay
     off = spacy_entmem.load_default(config={"components": {"span_finder": {"drop_pronoun_bounded": False}}})(text)
     assert "1936 he" in bounded(off)
+
+
+def test_shipped_pipeline_clusters_the_turing_sample_right():
+    """The finder's "Alan Turing studied mathematics" is cut back to "Alan Turing" (cut_name_clauses), and
+    animacy agreement keeps "he" / "his" out of "mathematics" and "Bletchley Park"; with both off the
+    pronouns go to those things again."""
+    text = (SAMPLES / "turing.txt").read_text(encoding="utf8")
+    doc = spacy_entmem.load_default()(text)
+    assert [[m.text for m in cluster] for cluster in doc._.coref_clusters] == [
+        ["Alan Turing", "he", "his", "His", "he"], ["Joan Clarke", "she"]]
+    assert "where Alan Turing's ideas" in doc._.coref_resolved
+    off = spacy_entmem.load_default(config={"components": {"span_finder": {"cut_name_clauses": False},
+                                                           "entity_memory": {"animacy_agreement": False}}})(text)
+    assert ["mathematics", "he"] == [m.text for m in off._.coref_clusters[0]][:2]

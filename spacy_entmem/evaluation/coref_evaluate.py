@@ -90,11 +90,13 @@ DECISION_SETTINGS = {
     "pronoun_agreement": ("entity_memory", "pronoun_agreement"),
     "name_agreement": ("entity_memory", "name_agreement"),
     "animacy_agreement": ("entity_memory", "animacy_agreement"),
+    "narrator_continuity": ("entity_memory", "narrator_continuity"),
     "pruning_bound": ("entity_memory", "pruning_bound"),
     "finder_threshold": ("span_finder", "threshold"),
     "finder_max_per_token": ("span_finder", "max_per_token"),
     "finder_name_ends": ("span_finder", "propose_name_ends"),
     "finder_drop_pronoun_bounded": ("span_finder", "drop_pronoun_bounded"),
+    "finder_cut_name_clauses": ("span_finder", "cut_name_clauses"),
 }
 
 

@@ -82,6 +82,7 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
         "disabled_pair_features": [],
         "name_genders": False,
         "animacy_agreement": False,
+        "narrator_continuity": False,
         "pronoun_agreement": [],
         "name_agreement": False,
         "pruning_bound": None,
@@ -97,6 +98,7 @@ def make_entity_memory(
     scorer: Optional[Callable], disabled_pair_features: List[str] = [],  # noqa: B006 (spaCy config default)
     name_genders: bool = False, pronoun_agreement: List[str] = [],  # noqa: B006 (spaCy config default)
     name_agreement: bool = False, animacy_agreement: bool = False, pruning_bound: Optional[float] = None,
+    narrator_continuity: bool = False,
 ) -> "EntityMemory":
     weights = LossWeights(self_link_weight, positive_weight, negative_weight, sparsity_weight,
                           full_link_weight, full_negatives, lm_weight)
@@ -108,7 +110,7 @@ def make_entity_memory(
         temperature_halving_examples=temperature_halving_examples, scorer=scorer,
         disabled_pair_features=disabled_pair_features, name_genders=name_genders,
         pronoun_agreement=pronoun_agreement, name_agreement=name_agreement, animacy_agreement=animacy_agreement,
-        pruning_bound=pruning_bound,
+        pruning_bound=pruning_bound, narrator_continuity=narrator_continuity,
     )
 
 
@@ -197,7 +199,7 @@ class EntityMemory(TrainablePipe):
         count_threshold: float = 0.5, temperature_halving_examples: int = 20000, scorer: Optional[Callable] = None,
         disabled_pair_features: Iterable[str] = (), name_genders: bool = False,
         pronoun_agreement: Iterable[str] = (), name_agreement: bool = False, animacy_agreement: bool = False,
-        pruning_bound: Optional[float] = None,
+        pruning_bound: Optional[float] = None, narrator_continuity: bool = False,
     ):
         weights = weights or LossWeights()
         _check_config(cluster_prefix, mentions_key, entity_threshold, weights, temperature_halving_examples,
@@ -238,6 +240,7 @@ class EntityMemory(TrainablePipe):
             "animacy_agreement": bool(animacy_agreement),
             "pronoun_agreement": list(pronoun_agreement),
             "name_agreement": bool(name_agreement),
+            "narrator_continuity": bool(narrator_continuity),
             "pruning_bound": pruning_bound,
             "examples_seen": 0,
         }
@@ -321,6 +324,7 @@ class EntityMemory(TrainablePipe):
         module.agreement_constraints = agreement_indices(self.cfg.get("pronoun_agreement", []))
         module.name_agreement = bool(self.cfg.get("name_agreement", False))
         module.animacy_agreement = bool(self.cfg.get("animacy_agreement", False))
+        module.narrator_continuity = bool(self.cfg.get("narrator_continuity", False))
         bound = self.cfg.get("pruning_bound")
         check_pruning_bound(bound)
         module.pruning_bound = None if bound is None else float(bound)

@@ -314,23 +314,26 @@ def test_agreement_settings_are_validated_and_reach_the_memory(mention_nlp, litb
     from spacy_entmem.models.memory import ATTRIBUTES_LAYER, find_layer
 
     memory.cfg["pronoun_agreement"], memory.cfg["name_agreement"] = ["gender", "number"], True
-    memory.cfg["animacy_agreement"] = True
+    memory.cfg["animacy_agreement"], memory.cfg["narrator_continuity"] = True, True
     try:
         _with_gold_candidates(mention_nlp, litbank_piece)
         assert torch_memory(memory.model).agreement_constraints == (2, 3)
         assert torch_memory(memory.model).name_agreement is True
         assert torch_memory(memory.model).animacy_agreement is True
+        assert torch_memory(memory.model).narrator_continuity is True
         assert find_layer(memory.model, ATTRIBUTES_LAYER).attrs["inanimate_nouns"] is True  # the list is read
     finally:
         memory.cfg["pronoun_agreement"], memory.cfg["name_agreement"] = [], False
-        memory.cfg["animacy_agreement"] = False
+        memory.cfg["animacy_agreement"], memory.cfg["narrator_continuity"] = False, False
     _with_gold_candidates(mention_nlp, litbank_piece)
     assert torch_memory(memory.model).agreement_constraints == ()
     assert torch_memory(memory.model).name_agreement is False
     assert torch_memory(memory.model).animacy_agreement is False
+    assert torch_memory(memory.model).narrator_continuity is False
     assert find_layer(memory.model, ATTRIBUTES_LAYER).attrs["inanimate_nouns"] is False
     assert mention_pipeline(name_agreement=True).get_pipe("entity_memory").cfg["name_agreement"] is True
     assert mention_pipeline(animacy_agreement=True).get_pipe("entity_memory").cfg["animacy_agreement"] is True
+    assert mention_pipeline(narrator_continuity=True).get_pipe("entity_memory").cfg["narrator_continuity"] is True
 
 
 def test_another_mention_schemes_finder_and_memory_are_added_off_and_checked(mention_nlp, tmp_path):

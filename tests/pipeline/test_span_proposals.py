@@ -200,3 +200,31 @@ def test_spans_bounded_by_a_personal_pronoun_are_dropped_when_asked():
         [min(scores[s.start, 0], scores[s.end - 1, 1]) for s in group], abs=1e-4)
     assert pronoun_bounded(doc, numpy.zeros((0, 2), dtype="int64")).shape == (0,)
     assert pronoun_bounded(doc, numpy.array([[2, 2], [2, 5], [1, 2], [8, 9]])).tolist() == [False, True, True, False]
+
+
+def test_a_name_followed_by_a_verb_is_cut_back_to_the_name_when_asked():
+    from spacy_entmem.pipeline.span_proposals import cut_name_clauses
+
+    nlp = spacy.blank("en")
+    doc = nlp.make_doc("Alan Turing studied mathematics and Joan Clarke was there with New York bar owners")
+    scores = numpy.zeros((len(doc), 2), dtype="float32")
+    for start in (0, 5, 10):  # Alan, Joan, New
+        scores[start, 0] = 0.9
+    for end in (3, 8, 13):  # mathematics, there, owners
+        scores[end, 1] = 0.9
+    plain = _finder(nlp, threshold=0.5, max_length=20, max_per_token=100.0)
+    plain.set_annotations([doc], scores)
+    proposed = [s.text for s in doc.spans["mention_candidates"]]
+    assert "Alan Turing studied mathematics" in proposed and "Alan Turing" not in proposed
+    cutting = _finder(spacy.blank("en"), threshold=0.5, max_length=20, max_per_token=100.0, cut_name_clauses=True)
+    cutting.set_annotations([doc], scores)
+    kept = [s.text for s in doc.spans["mention_candidates"]]
+    # "studied" (-ed) and "was" are verbs: cut back to the names; "New York bar owners" is a compound noun
+    assert kept == ["Alan Turing", "Joan Clarke", "New York bar owners"]
+    group = doc.spans["mention_candidates"]
+    assert group.attrs["scores"] == pytest.approx(
+        [min(scores[s.start, 0], scores[s.end - 1, 1]) for s in group], abs=1e-4)
+    # one capitalised word is not a run (a sentence start: "Then studied"), and a duplicate of a kept span goes
+    pairs = numpy.array([[0, 1], [0, 3], [1, 3], [5, 8]])
+    assert cut_name_clauses(doc, pairs).tolist() == [[0, 1], [1, 3], [5, 6]]
+    assert cut_name_clauses(doc, numpy.zeros((0, 2), dtype="int64")).shape == (0, 2)

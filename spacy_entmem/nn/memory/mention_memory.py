@@ -46,6 +46,7 @@ NORM, HEAD, PRONOUN, GENDER, NUMBER, QUOTED, PROPER, INANIMATE = range(len(ATTRI
 PADDING_ATTRIBUTES = (-1, -1, 0, 0, 0, 0, 0, 0)  # no string, not a pronoun, nothing known
 PERSONAL_GENDERS = (1, 2)  # masculine, feminine (mention_attributes.MASCULINE / FEMININE)
 N_PRONOUN_CLASSES = 8  # pronoun classes 1..7 (0: not a pronoun)
+FIRST_SINGULAR = 1  # the pronoun class of "i me my mine myself" (mention_attributes.PRONOUN_CLASS)
 DISTANCE_EDGES = numpy.array([1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128, 256, 512, 1024])
 COUNT_EDGES = numpy.array([2, 3, 4, 6, 9, 16])
 MAX_RANK = 12
@@ -86,6 +87,7 @@ class CellState:
         self.last_quoted = numpy.zeros((batch, n_cells), dtype="int64")
         self.proper = numpy.zeros((batch, n_cells), dtype="int64")
         self.inanimate = numpy.zeros((batch, n_cells), dtype=bool)  # a mention with an inanimate head joined
+        self.narrator = numpy.zeros((batch, n_cells), dtype=bool)  # an unquoted I / me / my joined
         self.strings = [[set() for _ in range(n_cells)] for _ in range(batch)]
         # per document: ("n", norm id) / ("h", head id) -> the cells holding a mention with that string
         self.cells_with = [dict() for _ in range(batch)]
@@ -102,6 +104,16 @@ class CellState:
     def thing_only(self) -> numpy.ndarray:
         """(B, N) cells that hold a mention headed by an inanimate noun and no masculine / feminine gender."""
         return self.inanimate & ~numpy.isin(self.gender, PERSONAL_GENDERS)
+
+    def narrator_cell(self, attrs: numpy.ndarray, active: numpy.ndarray) -> numpy.ndarray:
+        """(B,) for each candidate that is an unquoted first-person singular pronoun, the most recently used
+        cell that holds one (the narrator's); -1 for other candidates and where no cell does."""
+        asks = active & (attrs[:, PRONOUN] == FIRST_SINGULAR) & (attrs[:, QUOTED] == 0)
+        if not asks.any():  # most steps: no bookkeeping over the cells
+            return numpy.full(len(asks), -1)
+        narrator = self.narrator & self.used
+        latest = numpy.argmax(numpy.where(narrator, self.usage, -1.0), axis=1)
+        return numpy.where(asks & narrator.any(axis=1), latest, -1)
 
     def pair_features(self, attrs: numpy.ndarray, starts: numpy.ndarray, rows: numpy.ndarray,
                       cells: numpy.ndarray) -> numpy.ndarray:
@@ -155,7 +167,7 @@ class CellState:
         new_rows, new_cells = rows[fresh], cells[fresh]
         self.entity[new_rows, new_cells] = self.next_entity[new_rows]
         self.next_entity[new_rows] += 1
-        for field in (self.count, self.gender, self.number, self.proper, self.inanimate):
+        for field in (self.count, self.gender, self.number, self.proper, self.inanimate, self.narrator):
             field[new_rows, new_cells] = 0
         for b, i in zip(new_rows.tolist(), new_cells.tolist()):
             for key in self.strings[b][i]:
@@ -171,6 +183,7 @@ class CellState:
             field[rows[known], cells[known]] = attrs[known, column]
         self.proper[rows, cells] = numpy.maximum(self.proper[rows, cells], attrs[:, PROPER])
         self.inanimate[rows, cells] |= attrs[:, INANIMATE] > 0
+        self.narrator[rows, cells] |= (attrs[:, PRONOUN] == FIRST_SINGULAR) & (attrs[:, QUOTED] == 0)
         self.last_pronoun[rows, cells] = attrs[:, PRONOUN]
         self.last_quoted[rows, cells] = attrs[:, QUOTED]
         self.last_end[rows, cells] = ends[rows]
@@ -278,6 +291,9 @@ class MentionMemory(nn.Module):
         self.name_agreement = False
         # at inference: a masculine / feminine pronoun never joins a cell of things (``CellState.thing_only``)
         self.animacy_agreement = False
+        # at inference: an unquoted I / me / my joins the most recently used cell that holds one (in
+        # first-person narration outside quotations they are all the narrator)
+        self.narrator_continuity = False
         # at inference, for k-best lists: (B, M) action indices to take instead of the best (-1: the best),
         # and whether to return every step's decision scores (``MemoryOutput.decision_scores``)
         self.forced_actions: Optional[numpy.ndarray] = None
@@ -319,24 +335,28 @@ class MentionMemory(nn.Module):
         sim_token = self.similarity_mlp.project_tokens(g)
         del h, candidate  # not needed by the loop: at inference their memory is freed before it (~1.2 GB at 1M tokens)
         spans_np, n_spans = spans.cpu().numpy(), n_spans.cpu()
-        pruned = self.pruned_candidates(mention_score, new_score, n_spans) if clusters is None else None
+        pruned = self.pruned_candidates(mention_score, new_score, n_spans, attrs) if clusters is None else None
         if pruned is not None:
             return self._read_unpruned(pruned, g, sim_token, mention_score, new_score, spans_np, attrs, n_spans)
         return self.read_memory(g, sim_token, mention_score, new_score, spans_np, attrs, n_spans,
                                 None if clusters is None else clusters.cpu().numpy(),
                                 None if partial is None else partial.cpu().numpy().astype(bool))
 
-    def pruned_candidates(self, mention_score: torch.Tensor, new_score: torch.Tensor,
-                          n_spans: torch.Tensor) -> Optional[numpy.ndarray]:
+    def pruned_candidates(self, mention_score: torch.Tensor, new_score: torch.Tensor, n_spans: torch.Tensor,
+                          attrs: numpy.ndarray) -> Optional[numpy.ndarray]:
         """(B, M) the candidates the greedy loop may skip, or None when nothing is pruned: IGNORE beats
         OVERWRITE and would beat COREF with any cell scoring at most ``pruning_bound`` (an IGNORE step
         changes no cell, so every other step decides as if the pruned ones were read). Off in training and
-        for k-best lists (forced actions, recorded scores)."""
+        for k-best lists (forced actions, recorded scores). With ``narrator_continuity`` an unquoted I / me /
+        my is always read (the rule may join it whatever its scores)."""
         if self.pruning_bound is None or self.training or self.forced_actions is not None \
                 or self.record_decision_scores:
             return None
         best = mention_score + torch.clamp(new_score + self.new_entity_bias, min=self.pruning_bound)
-        return ((best < self.ignore_bias) & token_mask(n_spans, best.shape[1]).to(best.device)).cpu().numpy()
+        pruned = ((best < self.ignore_bias) & token_mask(n_spans, best.shape[1]).to(best.device)).cpu().numpy()
+        if self.narrator_continuity:
+            pruned &= ~((attrs[..., PRONOUN] == FIRST_SINGULAR) & (attrs[..., QUOTED] == 0))
+        return pruned
 
     def _read_unpruned(self, pruned: numpy.ndarray, g, sim_token, mention_score, new_score, spans, attrs,
                        n_spans) -> MemoryOutput:
@@ -389,6 +409,11 @@ class MentionMemory(nn.Module):
                 n_supervised += int(counted.sum())
             else:
                 forced = self.forced_actions[:, t] if self.forced_actions is not None else None
+                if self.narrator_continuity:  # the rule yields to a k-best list's forced actions
+                    narrator = state.narrator_cell(attrs[:, t], active[:, t])
+                    if (narrator >= 0).any():
+                        rule = numpy.where(narrator >= 0, 2 + narrator, -1)
+                        forced = rule if forced is None else numpy.where(forced >= 0, forced, rule)
                 decision = self._greedy(log_p.detach(), state, disagree, forced)
                 if self.record_decision_scores:
                     decision_scores.append(decision.scores)

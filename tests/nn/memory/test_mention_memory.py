@@ -375,3 +375,66 @@ def test_pruning_is_off_in_training_and_for_forced_actions(memory):
         assert memory(X, lengths, spans, n, _plain(6)).pruned.all()
     out = memory.train()(X, lengths, spans, n, _plain(6), torch.tensor([[0, -1, 1, 2, 1, 0]]))
     assert out.pruned is None and out.actions.tolist()[0][0] == OVERWRITE
+
+
+def _row(pronoun_class=0, quoted=0, norm=0):
+    """One candidate's attributes: a pronoun of ``pronoun_class`` (1: I / me / my) or a nominal with ``norm``."""
+    return (-1, -1, pronoun_class, 0, 1, quoted, 0, 0) if pronoun_class else (norm, norm, 0, 0, 0, quoted, 0, 0)
+
+
+def test_a_cell_is_the_narrators_once_an_unquoted_i_joins_and_forgets_it_when_overwritten():
+    state = CellState(1, 3)
+    one = numpy.array([True])
+
+    def apply(action, cell, attrs, end):
+        state.apply(numpy.array([action]), numpy.array([cell]), numpy.array([attrs]), numpy.array([end]), 0.98, one)
+
+    apply(OVERWRITE, 0, _row(1, quoted=1), 1)  # a quoted "I": a speaker, not the narrator
+    apply(OVERWRITE, 1, _row(norm=5), 3)       # "the house"
+    assert state.narrator.tolist() == [[False, False, False]]
+    apply(COREF, 1, _row(1), 5)                # an unquoted "my" joined the house's cell
+    apply(OVERWRITE, 2, _row(1), 7)            # another unquoted "I" started a cell of its own
+    assert state.narrator.tolist() == [[False, True, True]]
+    unquoted_i, quoted_i, he = numpy.array([_row(1)]), numpy.array([_row(1, quoted=1)]), numpy.array([_row(4)])
+    assert state.narrator_cell(unquoted_i, one).tolist() == [2]  # the most recently used narrator cell
+    assert state.narrator_cell(quoted_i, one).tolist() == [-1]
+    assert state.narrator_cell(he, one).tolist() == [-1]
+    assert state.narrator_cell(unquoted_i, numpy.array([False])).tolist() == [-1]  # padding
+    apply(OVERWRITE, 2, _row(norm=6), 9)       # a new entity takes cell 2: it is no narrator's cell now
+    assert state.narrator.tolist() == [[False, True, False]]
+    assert state.narrator_cell(unquoted_i, one).tolist() == [1]
+
+
+def test_narrator_continuity_joins_every_unquoted_i_to_the_narrators_cell_and_leaves_quoted_ones_alone():
+    torch.manual_seed(0)
+    memory = MentionMemory(input_width=6, hidden_width=8, n_cells=4, mlp_width=8, dropout=0.0, feature_width=4).eval()
+    X, lengths, spans, n = _inputs(m=6, t=12)
+    # "I" ... "the door" ... "my" ... "I" (quoted) ... "me" ... "I"
+    attrs = _attributes([_row(1), _row(norm=3), _row(1), _row(1, quoted=1), _row(1), _row(1)])
+    memory.ignore_bias, memory.new_entity_bias = -50.0, 50.0  # every candidate a mention, and a new entity
+    with torch.no_grad():
+        free = memory(X, lengths, spans, n, attrs)
+    assert free.actions.tolist() == [[OVERWRITE] * 6]
+    memory.narrator_continuity = True
+    with torch.no_grad():
+        ruled = memory(X, lengths, spans, n, attrs)
+    assert ruled.actions.tolist() == [[OVERWRITE, OVERWRITE, COREF, OVERWRITE, COREF, COREF]]
+    assert ruled.cells.tolist() == [[0, 1, 0, 2, 0, 0]]
+    # the rule yields to a k-best list's forced action
+    memory.forced_actions = numpy.array([[-1, -1, -1, -1, 1, -1]])
+    with torch.no_grad():
+        forced = memory(X, lengths, spans, n, attrs)
+    assert forced.actions.tolist()[0][4] == OVERWRITE and forced.actions.tolist()[0][5] == COREF
+    assert forced.cells.tolist()[0][5] == forced.cells.tolist()[0][4]  # the newest narrator cell
+
+
+def test_pruning_never_skips_an_unquoted_i_under_narrator_continuity(memory):
+    X, lengths, spans, n = _inputs()
+    attrs = _attributes([_row(1), _row(norm=3), _row(1, quoted=1), _row(1), _row(4), _row(1)])
+    memory.eval()
+    memory.pruning_bound, memory.ignore_bias = -100.0, 100.0  # would prune every candidate
+    memory.narrator_continuity = True
+    with torch.no_grad():
+        out = memory(X, lengths, spans, n, attrs)
+    assert out.pruned.tolist() == [[False, True, True, False, True, False]]
+    assert out.actions.tolist() == [[IGNORE, IGNORE, IGNORE, IGNORE, IGNORE, IGNORE]]  # no narrator cell yet
