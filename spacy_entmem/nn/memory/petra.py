@@ -60,15 +60,25 @@ def encode_left_to_right(encoder: nn.GRU, X: torch.Tensor, lengths: torch.Tensor
     CPU backward through packed sequences costs time quadratic in the length: 9.8 s against 0.5 s for
     8 × 2,600 tokens, measured). The GRU runs ``chunk`` steps at a time with its state carried over, so
     its per-step workspace does not grow with the document. Outputs at padded positions are zeroed.
-    The weights are re-packed first: thinc's optimiser replaces each parameter's storage, which on CUDA
-    leaves cuDNN a non-contiguous copy to make on every call (a no-op on CPU)."""
+    Without autograd (inference) each chunk's outputs are written into one tensor and the padding zeroed in
+    place, so the states exist once (concatenating the chunks and masking held three copies: 2.4 GB at 1M
+    tokens). The weights are re-packed first: thinc's optimiser replaces each parameter's storage, which on
+    CUDA leaves cuDNN a non-contiguous copy to make on every call (a no-op on CPU)."""
     encoder.flatten_parameters()
-    pieces, state = [], None
-    for start in range(0, X.shape[1], chunk):  # the state carries over: same outputs, bounded workspace
+    B, T = X.shape[:2]
+    real = token_mask(lengths, T).unsqueeze(-1)
+    if torch.is_grad_enabled():
+        pieces, state = [], None
+        for start in range(0, T, chunk):  # the state carries over: same outputs, bounded workspace
+            piece, state = encoder(X[:, start: start + chunk], state)
+            pieces.append(piece)
+        h = torch.cat(pieces, dim=1)
+        return h * real.to(h.dtype)
+    h, state = X.new_empty(B, T, encoder.hidden_size), None
+    for start in range(0, T, chunk):
         piece, state = encoder(X[:, start: start + chunk], state)
-        pieces.append(piece)
-    h = torch.cat(pieces, dim=1)
-    return h * token_mask(lengths, X.shape[1]).unsqueeze(-1).to(h.dtype)
+        h[:, start: start + chunk] = piece
+    return h.masked_fill_(~real, 0.0)
 
 
 class PetraMemory(nn.Module):

@@ -76,6 +76,20 @@ def test_chunked_encoding_equals_one_pass():
                           encode_left_to_right(module.encoder, X, lengths), atol=1e-6)
 
 
+def test_inference_encoding_writes_in_place_the_same_states_as_training_and_zeroes_the_padding():
+    from spacy_entmem.nn.memory.petra import encode_left_to_right
+
+    module = _module().eval()
+    X = torch.randn(2, 50, 8)
+    lengths = torch.tensor([50, 31])
+    recorded = encode_left_to_right(module.encoder, X, lengths, chunk=7)  # autograd on: the concatenating path
+    with torch.no_grad():
+        in_place = encode_left_to_right(module.encoder, X, lengths, chunk=7)
+    assert recorded.requires_grad and not in_place.requires_grad
+    assert torch.equal(in_place, recorded.detach())
+    assert in_place[1, 31:].abs().sum() == 0 and in_place[1, :31].abs().sum() > 0
+
+
 def test_new_entity_loss_has_finite_gradients_when_the_entity_mass_vanishes():
     from spacy_entmem.training.targets import DocSupervision
     from spacy_entmem.nn.losses import new_entity_loss
