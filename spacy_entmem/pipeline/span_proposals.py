@@ -23,7 +23,7 @@ attorney", "Open Education Resources licensed under ...").
 from typing import Callable, Iterable, Optional
 
 import numpy
-from spacy.attrs import IS_UPPER, LENGTH, LOWER
+from spacy.attrs import IS_ALPHA, IS_TITLE, IS_UPPER, LENGTH, LOWER
 from spacy.language import Language
 from spacy.pipeline.span_finder import DEFAULT_SPAN_FINDER_MODEL, SpanFinder
 from spacy.strings import hash_string
@@ -107,10 +107,16 @@ def candidate_pairs(starts: numpy.ndarray, ends: numpy.ndarray, segment: numpy.n
     return numpy.stack([pair_starts[same], pair_ends[same]], axis=1).reshape(-1, 2)
 
 
+def title_words(doc: Doc) -> numpy.ndarray:
+    """(len(doc),) bool: the capitalised alphabetic words ("Alan", not "ALAN", "1936" or "alan")."""
+    title, alpha = doc.to_array([IS_TITLE, IS_ALPHA]).reshape(-1, 2).T
+    return (title == 1) & (alpha == 1)
+
+
 def name_run_pairs(doc: Doc, starts: numpy.ndarray, segment: numpy.ndarray) -> numpy.ndarray:
     """(K, 2) int64 (start, inclusive end): each start at a capitalised alphabetic word followed by more of
     them in its segment, paired with the last word of that run ("Alan Turing studied" → (0, 1))."""
-    titled = numpy.fromiter((t.is_title and t.is_alpha for t in doc), dtype=bool, count=len(doc))
+    titled = title_words(doc)
     pairs = []
     for start in starts.tolist():
         end = start
@@ -131,7 +137,7 @@ def cut_name_clauses(doc: Doc, pairs: numpy.ndarray) -> numpy.ndarray:
     ("Alan Turing"); duplicates removed, sorted by start then end."""
     if not len(pairs):
         return pairs
-    titled = numpy.fromiter((t.is_title and t.is_alpha for t in doc), dtype=bool, count=len(doc))
+    titled = title_words(doc)
     verb = numpy.fromiter(((t.lower_.endswith("ed") and len(t) > 3 and t.is_lower) or t.lower_ in CLAUSE_VERBS
                            for t in doc), dtype=bool, count=len(doc))
     run_end = numpy.arange(len(doc))  # the last token of the capitalised run starting at each token

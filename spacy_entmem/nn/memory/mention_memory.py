@@ -67,6 +67,12 @@ def put(target: torch.Tensor, index: Tuple[torch.Tensor, ...], values: torch.Ten
     return target.index_put_(index, values)
 
 
+def narrator_pronouns(attrs: numpy.ndarray) -> numpy.ndarray:
+    """attrs (..., A) → (...) bool: the candidates that are an I / me / my outside quotation marks (in
+    first-person narration, the narrator)."""
+    return (attrs[..., PRONOUN] == FIRST_SINGULAR) & (attrs[..., QUOTED] == 0)
+
+
 def agreement(a: numpy.ndarray, b: numpy.ndarray) -> numpy.ndarray:
     """0 where either side is unknown, 1 where they agree, 2 where they differ."""
     return numpy.where((a == 0) | (b == 0), 0, numpy.where(a == b, 1, 2))
@@ -108,7 +114,7 @@ class CellState:
     def narrator_cell(self, attrs: numpy.ndarray, active: numpy.ndarray) -> numpy.ndarray:
         """(B,) for each candidate that is an unquoted first-person singular pronoun, the most recently used
         cell that holds one (the narrator's); -1 for other candidates and where no cell does."""
-        asks = active & (attrs[:, PRONOUN] == FIRST_SINGULAR) & (attrs[:, QUOTED] == 0)
+        asks = active & narrator_pronouns(attrs)
         if not asks.any():  # most steps: no bookkeeping over the cells
             return numpy.full(len(asks), -1)
         narrator = self.narrator & self.used
@@ -183,7 +189,7 @@ class CellState:
             field[rows[known], cells[known]] = attrs[known, column]
         self.proper[rows, cells] = numpy.maximum(self.proper[rows, cells], attrs[:, PROPER])
         self.inanimate[rows, cells] |= attrs[:, INANIMATE] > 0
-        self.narrator[rows, cells] |= (attrs[:, PRONOUN] == FIRST_SINGULAR) & (attrs[:, QUOTED] == 0)
+        self.narrator[rows, cells] |= narrator_pronouns(attrs)
         self.last_pronoun[rows, cells] = attrs[:, PRONOUN]
         self.last_quoted[rows, cells] = attrs[:, QUOTED]
         self.last_end[rows, cells] = ends[rows]
@@ -355,7 +361,7 @@ class MentionMemory(nn.Module):
         best = mention_score + torch.clamp(new_score + self.new_entity_bias, min=self.pruning_bound)
         pruned = ((best < self.ignore_bias) & token_mask(n_spans, best.shape[1]).to(best.device)).cpu().numpy()
         if self.narrator_continuity:
-            pruned &= ~((attrs[..., PRONOUN] == FIRST_SINGULAR) & (attrs[..., QUOTED] == 0))
+            pruned &= ~narrator_pronouns(attrs)
         return pruned
 
     def _read_unpruned(self, pruned: numpy.ndarray, g, sim_token, mention_score, new_score, spans, attrs,

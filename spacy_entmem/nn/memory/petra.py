@@ -17,7 +17,7 @@ Variants of the paper (§4.2): a learned initial memory (``learned_init``) and f
 With either, the empty cells differ, and the similarity tie rule decides which one a new entity takes.
 An optional next-token head (``lm_vocab_size``) adds the language-model objective on h_t.
 """
-from typing import List, Optional
+from typing import Iterator, List, Optional, Tuple
 
 import torch
 from torch import nn
@@ -68,17 +68,21 @@ def encode_left_to_right(encoder: nn.GRU, X: torch.Tensor, lengths: torch.Tensor
     B, T = X.shape[:2]
     real = token_mask(lengths, T).unsqueeze(-1)
     if torch.is_grad_enabled():
-        pieces, state = [], None
-        for start in range(0, T, chunk):  # the state carries over: same outputs, bounded workspace
-            piece, state = encoder(X[:, start: start + chunk], state)
-            pieces.append(piece)
-        h = torch.cat(pieces, dim=1)
+        h = torch.cat([piece for _, piece in _gru_chunks(encoder, X, chunk)], dim=1)
         return h * real.to(h.dtype)
-    h, state = X.new_empty(B, T, encoder.hidden_size), None
-    for start in range(0, T, chunk):
-        piece, state = encoder(X[:, start: start + chunk], state)
-        h[:, start: start + chunk] = piece
+    h = X.new_empty(B, T, encoder.hidden_size)
+    for start, piece in _gru_chunks(encoder, X, chunk):
+        h[:, start: start + piece.shape[1]] = piece
     return h.masked_fill_(~real, 0.0)
+
+
+def _gru_chunks(encoder: nn.GRU, X: torch.Tensor, chunk: int) -> Iterator[Tuple[int, torch.Tensor]]:
+    """(first step, outputs) of the GRU over ``chunk`` steps of X at a time, its state carried over (the
+    same outputs as one pass, with a workspace that does not grow with the length)."""
+    state = None
+    for start in range(0, X.shape[1], chunk):
+        piece, state = encoder(X[:, start: start + chunk], state)
+        yield start, piece
 
 
 class PetraMemory(nn.Module):
