@@ -3,12 +3,13 @@ from pathlib import Path
 
 from .evaluation import scorers  # noqa: F401  (registers functions)
 from .models import contextual_listener, entity_lm, memory, static_vectors  # noqa: F401
-from .pipeline import chunked_tok2vec, entity_lm_scorer, span_proposals  # noqa: F401
+from .pipeline import chunked_tok2vec, entity_lm_scorer, pronoun_resolver, span_proposals  # noqa: F401
 from .training import callbacks  # noqa: F401
 from .pipeline.attributes import main_mention, register_extensions
 from .pipeline.entity_lm_scorer import EntityLMScorer
 from .pipeline.entity_memory import EntityMemory
 from .pipeline.mention_schemes import DEFAULT_SCHEME, load_with_scheme
+from .pipeline.pronoun_resolver import PronounResolver, resolve_pronoun
 
 __version__ = "0.1.0"
 DEFAULT_PIPELINE = Path(__file__).parent / "pipelines" / "default"
@@ -25,4 +26,4 @@ def load_default(mention_scheme: str = DEFAULT_SCHEME, **kwargs):
     return load_with_scheme(DEFAULT_PIPELINE, mention_scheme, **kwargs)
 
 
-__all__ = ["EntityMemory", "EntityLMScorer", "load_default", "main_mention", "register_extensions", "DEFAULT_PIPELINE"]
+__all__ = ["EntityMemory", "EntityLMScorer", "PronounResolver", "load_default", "resolve_pronoun", "main_mention", "register_extensions", "DEFAULT_PIPELINE"]

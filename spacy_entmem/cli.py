@@ -135,8 +135,11 @@ def gap_evaluate(
     setting: List[str] = typer.Option([], help="NAME=JSON: set a decision setting first, as in coref-evaluate "
                                       "(repeatable)"),
     mention_scheme: Optional[str] = typer.Option(None, help=MENTION_SCHEME_HELP),
+    memory_only: bool = typer.Option(False, help="Score the memory's own link probabilities even where the "
+                                     "pipeline has a trained pronoun resolver"),
 ) -> None:
-    """Select the threshold on validation, then score validation and test with the official GAP logic."""
+    """Select the threshold on validation, then score validation and test with the official GAP logic (the
+    pipeline's pronoun resolver answers where it has one)."""
     from .evaluation.gap_evaluate import evaluate_gap
 
     nlp = load_for_command(model, mention_scheme)
@@ -144,7 +147,7 @@ def gap_evaluate(
     if select_finder and "span_finder" not in nlp.pipe_names:
         msg.fail(f"--select-finder needs a 'span_finder' component; the pipeline has {nlp.pipe_names}", exits=1)
     result = evaluate_gap(nlp, validation, test, output_dir, batch_size=batch_size,
-                          select_decisions=select_decisions, select_finder=select_finder)
+                          select_decisions=select_decisions, select_finder=select_finder, memory_only=memory_only)
     print(json.dumps(result, indent=2))
 
 

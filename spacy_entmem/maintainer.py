@@ -154,5 +154,44 @@ def add_mention_scheme(
     check_and_swap(staging, target, what=f"{source}'s {' and '.join(added)}")
     msg.good(f"{source} -> {target}: {', '.join(added)} (mention scheme {scheme!r}; off by default)")
 
+
+@app.command("add-pronoun-resolver")
+def add_pronoun_resolver(
+    development: Path = typer.Argument(..., exists=True, dir_okay=False, help="GAP development TSV (training)"),
+    validation: Path = typer.Argument(..., exists=True, dir_okay=False, help="GAP validation TSV (its threshold)"),
+    target: Optional[Path] = typer.Option(None, help="The pipeline to add it to (default: the one in the package)"),
+    seed: int = typer.Option(0, help="Random seed of the head's training"),
+    batch_size: int = typer.Option(64, help="nlp.pipe batch size"),
+) -> None:
+    """Train a pronoun resolver (``entmem_pronoun_resolver``) over the pipeline's own memory on GAP development,
+    choose its probability threshold on GAP validation, add it last (it answers only docs with a query span
+    group, so annotation is unchanged); checked, then swapped in."""
+    import spacy
+
+    import spacy_entmem
+
+    from .evaluation.gap import select_threshold
+    from .evaluation.gap_evaluate import gap_query_rows, pair_probabilities
+    from .nn.pair_head import HeadTraining, fit_pair_head
+    from .training.assembly import set_component_settings
+
+    target = target or spacy_entmem.DEFAULT_PIPELINE
+    nlp = spacy.load(target)
+    if "pronoun_resolver" in nlp.component_names:
+        nlp.remove_pipe("pronoun_resolver")
+    X, y = gap_query_rows(nlp, development, batch_size)
+    head, losses = fit_pair_head(X, y, HeadTraining(seed=seed))
+    resolver = nlp.add_pipe("entmem_pronoun_resolver", name="pronoun_resolver", last=True)
+    resolver.set_head(head, trained_on=development.name)
+    gold, probabilities, _, _ = pair_probabilities(nlp, validation, batch_size, resolver)
+    threshold, scores = select_threshold(gold, probabilities)
+    staging = fresh_staging(target)
+    nlp.to_disk(staging)
+    set_component_settings(staging, {"pronoun_resolver": {"threshold": threshold}})
+    check_and_swap(staging, target, what=f"the pronoun resolver trained on {development}")
+    msg.good(f"pronoun_resolver -> {target}: {len(X)} rows of {X.shape[1]} features, held-out loss "
+             f"{sum(losses) / len(losses):.3f}; threshold {threshold} on {validation.name}: {scores.table_row()}")
+
+
 if __name__ == "__main__":
     app()

@@ -2,38 +2,76 @@
 import json
 import time
 from pathlib import Path
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.training import Example
 
+import numpy
+
 from ..models.memory import is_span_model
-from .scorers import gap_pair_probabilities
+from ..pipeline.pronoun_features import query_features
+from ..pipeline.pronoun_resolver import PronounResolver, add_candidates
+from ..training.targets import gap_spans
+from .scorers import _aligned_range, gap_pair_probabilities
 from ..corpora.gap import ConversionReport, read_gap_rows, row_to_doc
 from .gap import GapGold, decide, score_gap, select_threshold, write_system_tsv
 
 
 def pair_probabilities(
-    nlp: Language, tsv: Path, batch_size: int = 64
+    nlp: Language, tsv: Path, batch_size: int = 64, resolver: Optional[PronounResolver] = None
 ) -> Tuple[List[GapGold], Dict[str, Tuple[float, float]], float, int]:
-    """Gold, P(A~pronoun) and P(B~pronoun) per example, seconds spent in nlp.pipe and words processed."""
+    """Gold, P(A~pronoun) and P(B~pronoun) per example (the ``resolver``'s, else the memory's), seconds spent
+    predicting and words processed."""
     report = ConversionReport()
     rows = list(read_gap_rows(tsv))
     references = [row_to_doc(nlp, row, report) for row in rows]
     start = time.perf_counter()
     predicted = _predict_with_annotated_candidates(nlp, rows, references, batch_size)
+    gold, probabilities = _read_probabilities(rows, predicted, references, resolver)
     seconds = time.perf_counter() - start
-    gold, probabilities = _read_probabilities(rows, predicted, references)
     return gold, probabilities, seconds, sum(len(doc) for doc in predicted)
 
 
-def _read_probabilities(rows, predicted, references) -> Tuple[List[GapGold], Dict[str, Tuple[float, float]]]:
+def pronoun_resolver_of(nlp: Language) -> Optional[PronounResolver]:
+    """The pipeline's trained pronoun resolver (enabled or not), or None."""
+    for name in nlp.component_names:
+        component = nlp.get_pipe(name)
+        if isinstance(component, PronounResolver) and component.head is not None:
+            return component
+    return None
+
+
+def _read_probabilities(rows, predicted, references, resolver: Optional[PronounResolver] = None
+                        ) -> Tuple[List[GapGold], Dict[str, Tuple[float, float]]]:
     gold, probabilities = [], {}
     for row, pred, ref in zip(rows, predicted, references):
         gold.append(GapGold(row.id, row.spans[0][1], row.a_coref, row.b_coref))
-        probabilities[row.id] = gap_pair_probabilities(Example(pred, ref), ref.spans["gap"])
+        eg = Example(pred, ref)
+        if resolver is None:
+            probabilities[row.id] = gap_pair_probabilities(eg, ref.spans["gap"])
+        else:
+            spans = gap_spans(ref.spans["gap"])
+            pronoun, a, b = (_aligned_range(eg, spans[label], True) for label in ("PRONOUN", "A", "B"))
+            probabilities[row.id] = resolver.resolve(pred, pronoun, a, b)
     return gold, probabilities
+
+
+def gap_query_rows(nlp: Language, tsv: Path, batch_size: int = 64) -> Tuple[numpy.ndarray, numpy.ndarray]:
+    """The pronoun resolver's training rows for a GAP TSV (``pronoun_features.query_features``: A's row, then
+    B's, per example) and their 0/1 labels, with the pipeline's memory run as ``entmem gap-evaluate`` runs it."""
+    rows = list(read_gap_rows(tsv))
+    references = [row_to_doc(nlp, row, ConversionReport()) for row in rows]
+    predicted = _predict_with_annotated_candidates(nlp, rows, references, batch_size)
+    features, labels = [], []
+    for row, pred, ref in zip(rows, predicted, references):
+        eg = Example(pred, ref)
+        spans = gap_spans(ref.spans["gap"])
+        features.append(query_features(pred, *(_aligned_range(eg, spans[label], True)
+                                               for label in ("PRONOUN", "A", "B"))))
+        labels.extend((row.a_coref, row.b_coref))
+    return numpy.concatenate(features), numpy.array(labels, dtype="float32")
 
 
 def _predict_with_annotated_candidates(nlp: Language, rows, references, batch_size: int):
@@ -54,9 +92,7 @@ def add_annotated_candidates(docs: List[Doc], references: List[Doc], key: str) -
     for doc, ref in zip(docs, references):
         aligned = Example(doc, ref).get_aligned_spans_y2x([Span(doc=ref, start=s.start, end=s.end)
                                                             for s in ref.spans["gap"]], allow_overlap=True)
-        proposed = list(doc.spans[key]) if key in doc.spans else []
-        known = {(s.start, s.end) for s in proposed}
-        doc.spans[key] = proposed + [doc[s.start: s.end] for s in aligned if (s.start, s.end) not in known]
+        add_candidates(doc, key, [doc[s.start: s.end] for s in aligned])
 
 
 GAP_FINDER_THRESHOLDS = (0.2, 0.3, 0.5, 0.7)
@@ -115,10 +151,12 @@ def _by_setting(tried: Dict[Tuple[float, float], float]) -> Dict[str, float]:
 
 
 def evaluate_gap(nlp: Language, validation: Path, test: Path, output_dir: Path, batch_size: int = 64,
-                 select_decisions: bool = False, select_finder: bool = False) -> Dict:
+                 select_decisions: bool = False, select_finder: bool = False, memory_only: bool = False) -> Dict:
     """Score GAP validation and test (probability threshold chosen on validation); with ``select_finder``
     the span finder's threshold and cap are chosen on validation first (``select_gap_finder``), then with
-    ``select_decisions`` the memory's decision settings (``select_gap_decisions``)."""
+    ``select_decisions`` the memory's decision settings (``select_gap_decisions``); both selections read the
+    memory's own probabilities. The scores are the pipeline's pronoun resolver's where it has a trained one
+    (``memory_only``: the memory's)."""
     output_dir.mkdir(parents=True, exist_ok=True)
     chosen = {}
     if select_finder:
@@ -129,15 +167,17 @@ def evaluate_gap(nlp: Language, validation: Path, test: Path, output_dir: Path, 
         (threshold, bias), tried = select_gap_decisions(nlp, validation, batch_size)
         chosen.update({"entity_threshold": threshold, "new_entity_bias": bias,
                        "decisions_selected_on": str(validation), "decisions_tried": _by_setting(tried)})
-    val_gold, val_probs, _, _ = pair_probabilities(nlp, validation, batch_size)
+    resolver = None if memory_only else pronoun_resolver_of(nlp)
+    val_gold, val_probs, _, _ = pair_probabilities(nlp, validation, batch_size, resolver)
     threshold, val_scores = select_threshold(val_gold, val_probs)
-    test_gold, test_probs, seconds, words = pair_probabilities(nlp, test, batch_size)
+    test_gold, test_probs, seconds, words = pair_probabilities(nlp, test, batch_size, resolver)
     test_answers = decide(test_probs, threshold)
     test_scores = score_gap(test_gold, test_answers)
     write_system_tsv(output_dir / "gap-validation.system.tsv", decide(val_probs, threshold))
     write_system_tsv(output_dir / "gap-test.system.tsv", test_answers)
     result = {
         "threshold": threshold,
+        "scored_by": "memory" if resolver is None else resolver.name,
         "validation": val_scores.as_dict(prefix=""),
         "test": test_scores.as_dict(prefix=""),
         "validation_row": val_scores.table_row(),

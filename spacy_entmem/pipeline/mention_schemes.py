@@ -18,6 +18,8 @@ FINDER, MEMORY = "span_finder", "entity_memory"
 ROLES = (FINDER, MEMORY)
 MENTION_SCHEMES = ("litbank", "gum")
 DEFAULT_SCHEME = "litbank"
+# components trained on what the default scheme's memory writes (its log): left out when a scheme has its own memory
+DEFAULT_MEMORY_READERS = ("pronoun_resolver",)
 
 
 def scheme_component(role: str, scheme: str) -> str:
@@ -43,6 +45,8 @@ def left_out(scheme: str, names: Iterable[str]) -> List[str]:
               for role in ROLES if scheme_component(role, other) in names]
     if scheme != DEFAULT_SCHEME:
         unused += [role for role in ROLES if role in names and scheme_component(role, scheme) in names]
+        if scheme_component(MEMORY, scheme) in names:
+            unused += [name for name in DEFAULT_MEMORY_READERS if name in names]
     return unused
 
 

@@ -1,11 +1,18 @@
 """GAP evaluation of a span pipeline, with the memory's decision settings chosen on validation."""
 import json
+import shutil
 
 import pytest
 import spacy
 from spacy.training import Example
+from typer.testing import CliRunner
 
-from spacy_entmem.evaluation.gap_evaluate import evaluate_gap, select_gap_decisions, select_gap_finder
+import spacy_entmem
+from spacy_entmem.corpora.gap import read_gap_rows
+from spacy_entmem.evaluation.gap_evaluate import (evaluate_gap, pair_probabilities, pronoun_resolver_of,
+                                                  select_gap_decisions, select_gap_finder)
+from spacy_entmem.maintainer import app as maintainer_app
+from spacy_entmem.pipeline.pronoun_resolver import resolve_pronoun
 
 from ..conftest import GAP
 from ..pipeline.test_entity_memory_mention import mention_pipeline
@@ -70,3 +77,42 @@ def test_evaluate_gap_reports_the_chosen_finder_settings(gap_nlp, small_gap, tmp
     assert round(result["validation"]["f1"], 2) == result["finder_tried"][key]
     assert "entity_threshold" not in result  # decisions were not selected
     finder.cfg.update(threshold=before[0], max_per_token=before[1])
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return spacy_entmem.load_default()
+
+
+def test_the_resolver_scores_gap_where_the_pipeline_has_one(shipped, small_gap, tmp_path):
+    resolver = pronoun_resolver_of(shipped)
+    assert resolver is not None and resolver.name == "pronoun_resolver"
+    by_resolver = evaluate_gap(shipped, small_gap, small_gap, tmp_path / "resolver")
+    by_memory = evaluate_gap(shipped, small_gap, small_gap, tmp_path / "memory", memory_only=True)
+    assert (by_resolver["scored_by"], by_memory["scored_by"]) == ("pronoun_resolver", "memory")
+    gold, probabilities, _, _ = pair_probabilities(shipped, small_gap, resolver=resolver)
+    _, memory_probabilities, _, _ = pair_probabilities(shipped, small_gap)
+    assert len(gold) == len(probabilities) == 12 and probabilities != memory_probabilities
+    example = gold[0].id
+    assert probabilities[example][0] == pytest.approx(by_resolver_answer(shipped, small_gap, example)[0])
+
+
+def by_resolver_answer(nlp, tsv, example_id):
+    """The resolver's answer for one GAP row through the public ``resolve_pronoun``."""
+    row = next(row for row in read_gap_rows(tsv) if row.id == example_id)
+    offsets = {label: (offset, offset + len(text)) for label, text, offset in row.spans}
+    return resolve_pronoun(nlp, row.text, offsets["PRONOUN"], offsets["A"], offsets["B"])
+
+
+def test_add_pronoun_resolver_trains_chooses_a_threshold_and_swaps(small_gap, tmp_path):
+    target = tmp_path / "default"
+    shutil.copytree(spacy_entmem.DEFAULT_PIPELINE, target)
+    result = CliRunner().invoke(maintainer_app, ["add-pronoun-resolver", str(small_gap), str(small_gap),
+                                                 "--target", str(target)])
+    assert result.exit_code == 0, result.output
+    nlp = spacy.load(target)
+    resolver = nlp.get_pipe("pronoun_resolver")
+    assert nlp.pipe_names[-1] == "pronoun_resolver" and resolver.cfg["trained_on"] == "small.tsv"
+    chosen = evaluate_gap(nlp, small_gap, small_gap, tmp_path / "scores")["threshold"]
+    assert resolver.cfg["threshold"] == chosen
+    assert not (tmp_path / "default.staging").exists()

@@ -1,0 +1,169 @@
+"""``entmem_pronoun_resolver``: answers pronoun queries as GAP asks them — does this pronoun refer to name A, to
+name B? — with a small classifier over what the memory decided, how sure it was, where the spans stand and the
+token vectors around them (``pronoun_features``). It changes no cluster; it reads the memory log.
+
+A query is a span group (``query_key``, "gap" by default) holding spans labelled A, B and PRONOUN, the format of
+GAP's converted documents; the component writes ``A_probability``, ``B_probability``, ``A_coref`` and ``B_coref``
+into the group's attrs. ``resolve`` takes the three spans directly; ``resolve_pronoun`` runs a pipeline on a text
+with the three character ranges as candidates of the memory (as ``entmem gap-evaluate`` does)."""
+import io
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy
+
+import srsly
+import torch
+from spacy import util
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+
+from ..models.memory import packaged_name_genders
+from ..nn.memory.mention_memory import GENDER
+from ..nn.pair_head import PairHead
+from .mention_attributes import FEMININE, MASCULINE, StringIds, mention_attributes
+from .pronoun_features import TokenRange, query_features
+from .settings import restore_cfg
+
+QUERY_LABELS = ("A", "B", "PRONOUN")
+STATE_KEYS = ("input_width", "hidden_width", "n_models", "trained_on")
+
+
+@Language.factory(
+    "entmem_pronoun_resolver",
+    assigns=["doc.spans"],
+    requires=["doc._.entity_memory_log", "doc.tensor"],
+    default_config={"query_key": "gap", "threshold": 0.5, "gender_agreement": True},
+)
+def make_pronoun_resolver(nlp: Language, name: str, query_key: str, threshold: float,
+                          gender_agreement: bool) -> "PronounResolver":
+    return PronounResolver(name, query_key=query_key, threshold=threshold, gender_agreement=gender_agreement)
+
+
+class PronounResolver:
+    """Scores (pronoun, A, B) queries with a trained ``PairHead``; ``set_head`` puts one in. With
+    ``gender_agreement`` a he / she pronoun gets probability 0 for a candidate whose title, kinship word or given
+    name (the packaged lexicon) has the other gender: GAP pairs a pronoun with two names of its own gender, so
+    the head never saw such a pair."""
+
+    def __init__(self, name: str = "pronoun_resolver", *, query_key: str = "gap", threshold: float = 0.5,
+                 gender_agreement: bool = True):
+        if not 0.0 <= threshold <= 1.0:
+            raise ValueError(f"[spacy-entmem] {name}: threshold must be in [0, 1], got {threshold}")
+        self.name = name
+        self.cfg: Dict = {"query_key": query_key, "threshold": threshold, "gender_agreement": bool(gender_agreement)}
+        self.head: Optional[PairHead] = None
+
+    def set_head(self, head: PairHead, trained_on: str = "") -> None:
+        self.head = head.eval()
+        self.cfg.update({"input_width": head.input_width, "hidden_width": head.models[0][0].out_features,
+                         "n_models": len(head.models), "trained_on": trained_on})
+
+    def resolve(self, doc: Doc, pronoun: TokenRange, a: TokenRange, b: TokenRange) -> Tuple[float, float]:
+        """P(pronoun refers to A), P(pronoun refers to B): token ranges of an annotated doc."""
+        if self.head is None:
+            raise ValueError(f"[spacy-entmem] {self.name} has no trained head: train one (entmem "
+                             "train-pronoun-resolver) or load a pipeline that has one")
+        rows = query_features(doc, pronoun, a, b)
+        if rows.shape[1] != self.head.input_width:
+            raise ValueError(f"[spacy-entmem] {self.name} was trained on {self.head.input_width} features, the doc "
+                             f"gives {rows.shape[1]} (another tok2vec width?)")
+        probabilities = self.head.predict(rows)
+        if self.cfg["gender_agreement"]:
+            probabilities[gender_disagreements(doc, pronoun, (a, b))] = 0.0
+        probability_a, probability_b = probabilities.tolist()
+        return probability_a, probability_b
+
+    def __call__(self, doc: Doc) -> Doc:
+        group = doc.spans.get(self.cfg["query_key"])
+        if group is None or not len(group):
+            return doc
+        spans = {span.label_: span for span in group}
+        missing = [label for label in QUERY_LABELS if label not in spans]
+        if missing:
+            raise ValueError(f"[spacy-entmem] {self.name}: the query span group '{group.name}' of the doc "
+                             f"starting {doc.text[:40]!r} lacks spans labelled {missing}")
+        pa, pb = self.resolve(doc, *((spans[label].start, spans[label].end) for label in ("PRONOUN", "A", "B")))
+        group.attrs.update({"A_probability": pa, "B_probability": pb,
+                            "A_coref": pa >= self.cfg["threshold"], "B_coref": pb >= self.cfg["threshold"]})
+        return doc
+
+    def pipe(self, docs, batch_size: int = 128):
+        for doc in docs:
+            yield self(doc)
+
+    def _head_bytes(self) -> bytes:
+        if self.head is None:
+            raise ValueError(f"[spacy-entmem] {self.name}: nothing to save, no trained head")
+        buffer = io.BytesIO()
+        torch.save(self.head.state_dict(), buffer)
+        return buffer.getvalue()
+
+    def _load_head(self, data: bytes) -> None:
+        head = PairHead(self.cfg["input_width"], self.cfg["hidden_width"], self.cfg["n_models"])
+        head.load_state_dict(torch.load(io.BytesIO(data), weights_only=True))
+        self.head = head.eval()
+
+    def to_bytes(self, *, exclude=tuple()) -> bytes:
+        return srsly.msgpack_dumps({"cfg": srsly.json_dumps(self.cfg), "head": self._head_bytes()})
+
+    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()) -> "PronounResolver":
+        msg = srsly.msgpack_loads(bytes_data)
+        restore_cfg(self.cfg, srsly.json_loads(msg["cfg"]), STATE_KEYS)
+        self._load_head(msg["head"])
+        return self
+
+    def to_disk(self, path, *, exclude=tuple()) -> None:
+        path = util.ensure_path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        srsly.write_json(path / "cfg", self.cfg)
+        (path / "head.pt").write_bytes(self._head_bytes())
+
+    def from_disk(self, path, *, exclude=tuple()) -> "PronounResolver":
+        path = util.ensure_path(path)
+        restore_cfg(self.cfg, srsly.read_json(path / "cfg"), STATE_KEYS)
+        self._load_head((path / "head.pt").read_bytes())
+        return self
+
+
+def gender_disagreements(doc: Doc, pronoun: TokenRange, candidates: Sequence[TokenRange]) -> numpy.ndarray:
+    """(len(candidates),) bool: the candidate has a masculine / feminine cue and the pronoun the other gender."""
+    genders = mention_attributes(doc, [pronoun, *candidates], StringIds(), packaged_name_genders())[:, GENDER]
+    gendered = numpy.isin(genders, (MASCULINE, FEMININE))
+    return gendered[0] & gendered[1:] & (genders[1:] != genders[0])
+
+
+def char_range_span(doc: Doc, chars: Tuple[int, int], what: str) -> Span:
+    """The tokens a character range touches (``alignment_mode="expand"``), or a clear error."""
+    start, end = chars
+    span = doc.char_span(start, end, alignment_mode="expand") if 0 <= start < end <= len(doc.text) else None
+    if span is None or not len(span):
+        raise ValueError(f"[spacy-entmem] the {what} range {chars} covers no token of the text "
+                         f"({len(doc.text)} characters)")
+    return span
+
+
+def add_candidates(doc: Doc, key: str, spans: List[Span]) -> None:
+    """Add ``spans`` to the doc's candidate mentions under ``key`` (those not proposed already)."""
+    proposed = list(doc.spans[key]) if key in doc.spans else []
+    known = {(s.start, s.end) for s in proposed}
+    doc.spans[key] = proposed + [s for s in spans if (s.start, s.end) not in known]
+
+
+def annotate_query(nlp: Language, text: str, pronoun: Tuple[int, int], a: Tuple[int, int], b: Tuple[int, int],
+                   resolver: str = "pronoun_resolver") -> Tuple[Doc, List[TokenRange]]:
+    """The doc of ``text`` annotated up to the memory with the three character ranges among the memory's
+    candidates (as ``entmem gap-evaluate`` runs it), and their token ranges (pronoun, A, B)."""
+    memory = nlp.get_pipe("entity_memory")
+    with nlp.select_pipes(enable=[name for name in nlp.pipe_names if name not in ("entity_memory", resolver)]):
+        doc = nlp(text)
+    spans = [char_range_span(doc, chars, what) for chars, what in ((pronoun, "pronoun"), (a, "A"), (b, "B"))]
+    add_candidates(doc, memory.cfg["candidates_key"], spans)
+    return memory(doc), [(span.start, span.end) for span in spans]
+
+
+def resolve_pronoun(nlp: Language, text: str, pronoun: Tuple[int, int], a: Tuple[int, int], b: Tuple[int, int],
+                    resolver: str = "pronoun_resolver") -> Tuple[float, float]:
+    """P(pronoun refers to A), P(pronoun refers to B) for character ranges of ``text`` (``annotate_query``, then
+    the pipeline's resolver)."""
+    doc, ranges = annotate_query(nlp, text, pronoun, a, b, resolver)
+    return nlp.get_pipe(resolver).resolve(doc, *ranges)

@@ -1,0 +1,96 @@
+"""The shipped pronoun resolver: answers, the query span group, gender agreement, saving and loading, errors."""
+import numpy
+import pytest
+import spacy
+from spacy.tokens import Span
+
+import spacy_entmem
+from spacy_entmem.nn.pair_head import PairHead
+from spacy_entmem.pipeline.pronoun_resolver import PronounResolver, annotate_query, resolve_pronoun
+
+from .test_pronoun_features import TEXT, chars
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    return spacy_entmem.load_default()
+
+
+def test_the_shipped_resolver_answers_the_turing_queries(nlp):
+    names = chars("Alan Turing"), chars("Joan Clarke")
+    she, his, her = (resolve_pronoun(nlp, TEXT, chars(word), *names) for word in ("She", "his", "her"))
+    threshold = nlp.get_pipe("pronoun_resolver").cfg["threshold"]
+    assert his[0] >= threshold > his[1]
+    assert her[1] >= threshold > her[0]
+    # gender agreement: a feminine pronoun never refers to a masculine given name, and the other way round
+    assert she[0] == 0.0 and his[1] == 0.0 and her[0] == 0.0
+
+
+def test_without_gender_agreement_the_head_decides_alone(nlp):
+    resolver = nlp.get_pipe("pronoun_resolver")
+    doc, ranges = annotate_query(nlp, TEXT, chars("She"), chars("Alan Turing"), chars("Joan Clarke"))
+    resolver.cfg["gender_agreement"] = False
+    try:
+        raw = resolver.resolve(doc, *ranges)
+    finally:
+        resolver.cfg["gender_agreement"] = True
+    agreed = resolver.resolve(doc, *ranges)
+    assert raw[0] > 0.0 and agreed == (0.0, raw[1])
+
+
+def test_a_query_span_group_gets_the_answers_in_its_attrs(nlp):
+    doc, (pronoun, a, b) = annotate_query(nlp, TEXT, chars("his"), chars("Alan Turing"), chars("Joan Clarke"))
+    doc.spans["gap"] = [Span(doc, *span, label=label) for span, label in ((a, "A"), (b, "B"), (pronoun, "PRONOUN"))]
+    resolver = nlp.get_pipe("pronoun_resolver")
+    doc = resolver(doc)
+    attrs = doc.spans["gap"].attrs
+    assert (attrs["A_probability"], attrs["B_probability"]) == resolver.resolve(doc, pronoun, a, b)
+    assert attrs["A_coref"] is True and attrs["B_coref"] is False
+    # a doc without a query passes through untouched
+    plain = nlp("He left.")
+    assert "gap" not in plain.spans
+
+
+def test_a_query_without_its_labels_is_refused(nlp):
+    doc, (pronoun, a, _) = annotate_query(nlp, TEXT, chars("his"), chars("Alan Turing"), chars("Joan Clarke"))
+    doc.spans["gap"] = [Span(doc, *a, label="A"), Span(doc, *pronoun, label="PRONOUN")]
+    with pytest.raises(ValueError, match=r"lacks spans labelled \['B'\]"):
+        nlp.get_pipe("pronoun_resolver")(doc)
+
+
+def test_bytes_and_disk_round_trips_give_the_same_answers(nlp, tmp_path):
+    resolver = nlp.get_pipe("pronoun_resolver")
+    doc, ranges = annotate_query(nlp, TEXT, chars("his"), chars("Alan Turing"), chars("Joan Clarke"))
+    expected = resolver.resolve(doc, *ranges)
+    from_bytes = PronounResolver().from_bytes(resolver.to_bytes())
+    resolver.to_disk(tmp_path / "resolver")
+    from_disk = PronounResolver().from_disk(tmp_path / "resolver")
+    for copy in (from_bytes, from_disk):
+        assert copy.cfg["input_width"] == resolver.cfg["input_width"]
+        assert copy.resolve(doc, *ranges) == expected
+
+
+def test_a_config_override_at_load_takes_effect(nlp):
+    loaded = spacy_entmem.load_default(config={"components": {"pronoun_resolver": {"threshold": 0.9,
+                                                                                   "gender_agreement": False}}})
+    resolver = loaded.get_pipe("pronoun_resolver")
+    assert resolver.cfg["threshold"] == 0.9 and resolver.cfg["gender_agreement"] is False
+    assert resolver.head is not None
+    assert nlp.get_pipe("pronoun_resolver").cfg["threshold"] != 0.9
+
+
+def test_errors_name_the_problem(nlp):
+    doc, ranges = annotate_query(nlp, TEXT, chars("his"), chars("Alan Turing"), chars("Joan Clarke"))
+    with pytest.raises(ValueError, match="no trained head"):
+        PronounResolver().resolve(doc, *ranges)
+    with pytest.raises(ValueError, match="nothing to save"):
+        PronounResolver().to_bytes()
+    with pytest.raises(ValueError, match=r"threshold must be in \[0, 1\], got 1.5"):
+        spacy.blank("en").add_pipe("entmem_pronoun_resolver", config={"threshold": 1.5})
+    narrow = PronounResolver()
+    narrow.set_head(PairHead(10, 4, 1))
+    with pytest.raises(ValueError, match="trained on 10 features"):
+        narrow.resolve(doc, *ranges)
+    with pytest.raises(ValueError, match=r"the B range \(500, 510\) covers no token"):
+        resolve_pronoun(nlp, TEXT, chars("his"), chars("Alan Turing"), (500, 510))
+    assert numpy.isfinite(resolve_pronoun(nlp, TEXT, chars("his"), chars("Alan"), chars("Clarke"))).all()
