@@ -13,9 +13,8 @@ import numpy
 from ..models.memory import is_span_model
 from ..pipeline.pronoun_features import query_features
 from ..pipeline.pronoun_resolver import PronounResolver, add_candidates
-from ..training.targets import gap_spans
-from .scorers import _aligned_range, gap_pair_probabilities
-from ..corpora.gap import ConversionReport, read_gap_rows, row_to_doc
+from .scorers import gap_pair_probabilities, gap_query_ranges
+from ..corpora.gap import ConversionReport, GapRow, read_gap_rows, row_to_doc
 from .gap import GapGold, decide, score_gap, select_threshold, write_system_tsv
 
 
@@ -24,14 +23,18 @@ def pair_probabilities(
 ) -> Tuple[List[GapGold], Dict[str, Tuple[float, float]], float, int]:
     """Gold, P(A~pronoun) and P(B~pronoun) per example (the ``resolver``'s, else the memory's), seconds spent
     predicting and words processed."""
-    report = ConversionReport()
-    rows = list(read_gap_rows(tsv))
-    references = [row_to_doc(nlp, row, report) for row in rows]
+    rows, references = _read_tsv(nlp, tsv)
     start = time.perf_counter()
     predicted = _predict_with_annotated_candidates(nlp, rows, references, batch_size)
     gold, probabilities = _read_probabilities(rows, predicted, references, resolver)
     seconds = time.perf_counter() - start
     return gold, probabilities, seconds, sum(len(doc) for doc in predicted)
+
+
+def _read_tsv(nlp: Language, tsv: Path) -> Tuple[List[GapRow], List[Doc]]:
+    """A GAP TSV's rows and their reference docs."""
+    rows = list(read_gap_rows(tsv))
+    return rows, [row_to_doc(nlp, row, ConversionReport()) for row in rows]
 
 
 def pronoun_resolver_of(nlp: Language) -> Optional[PronounResolver]:
@@ -52,24 +55,18 @@ def _read_probabilities(rows, predicted, references, resolver: Optional[PronounR
         if resolver is None:
             probabilities[row.id] = gap_pair_probabilities(eg, ref.spans["gap"])
         else:
-            spans = gap_spans(ref.spans["gap"])
-            pronoun, a, b = (_aligned_range(eg, spans[label], True) for label in ("PRONOUN", "A", "B"))
-            probabilities[row.id] = resolver.resolve(pred, pronoun, a, b)
+            probabilities[row.id] = resolver.resolve(pred, *gap_query_ranges(eg, ref.spans["gap"]))
     return gold, probabilities
 
 
 def gap_query_rows(nlp: Language, tsv: Path, batch_size: int = 64) -> Tuple[numpy.ndarray, numpy.ndarray]:
     """The pronoun resolver's training rows for a GAP TSV (``pronoun_features.query_features``: A's row, then
     B's, per example) and their 0/1 labels, with the pipeline's memory run as ``entmem gap-evaluate`` runs it."""
-    rows = list(read_gap_rows(tsv))
-    references = [row_to_doc(nlp, row, ConversionReport()) for row in rows]
+    rows, references = _read_tsv(nlp, tsv)
     predicted = _predict_with_annotated_candidates(nlp, rows, references, batch_size)
     features, labels = [], []
     for row, pred, ref in zip(rows, predicted, references):
-        eg = Example(pred, ref)
-        spans = gap_spans(ref.spans["gap"])
-        features.append(query_features(pred, *(_aligned_range(eg, spans[label], True)
-                                               for label in ("PRONOUN", "A", "B"))))
+        features.append(query_features(pred, *gap_query_ranges(Example(pred, ref), ref.spans["gap"])))
         labels.extend((row.a_coref, row.b_coref))
     return numpy.concatenate(features), numpy.array(labels, dtype="float32")
 
@@ -109,8 +106,7 @@ def select_gap_finder(nlp: Language, validation: Path, batch_size: int = 64,
     from .coref_evaluate import search_finder_grid
 
     finder_pipe, memory = nlp.get_pipe(finder), nlp.get_pipe("entity_memory")
-    rows = list(read_gap_rows(validation))
-    references = [row_to_doc(nlp, row, ConversionReport()) for row in rows]
+    rows, references = _read_tsv(nlp, validation)
     with nlp.select_pipes(disable=[finder, "entity_memory"]):
         docs = list(nlp.pipe((row.text for row in rows), batch_size=batch_size))
 
@@ -132,8 +128,7 @@ def select_gap_decisions(nlp: Language, validation: Path, batch_size: int = 64,
     from .coref_evaluate import FORCED_BIASES, FORCED_THRESHOLDS, best_decisions, redecode
 
     settings = settings or [(t, b) for t in FORCED_THRESHOLDS for b in FORCED_BIASES]
-    rows = list(read_gap_rows(validation))
-    references = [row_to_doc(nlp, row, ConversionReport()) for row in rows]
+    rows, references = _read_tsv(nlp, validation)
     predicted = _predict_with_annotated_candidates(nlp, rows, references, batch_size)
     tried = {}
     for threshold, bias in settings:

@@ -18,6 +18,13 @@ def _aligned_range(eg: Example, span: Span, reference_to_predicted: bool) -> Tup
     return (aligned[0].start, aligned[0].end) if aligned else (span.start, span.start)
 
 
+def gap_query_ranges(eg: Example, group) -> Tuple[Tuple[int, int], Tuple[int, int], Tuple[int, int]]:
+    """The token ranges in the predicted doc of a GAP group's PRONOUN, A and B spans."""
+    spans = gap_spans(group)
+    pronoun, a, b = (_aligned_range(eg, spans[label], True) for label in ("PRONOUN", "A", "B"))
+    return pronoun, a, b
+
+
 def gap_pair_probabilities(eg: Example, group) -> Tuple[float, float]:
     """P(A ~ pronoun) and P(B ~ pronoun) from the predicted doc's memory log."""
     log = eg.predicted._.entity_memory_log
@@ -26,8 +33,7 @@ def gap_pair_probabilities(eg: Example, group) -> Tuple[float, float]:
             f"[spacy-entmem] document {group.attrs.get('id', '?')} has no memory log: "
             "the entity_memory component must run with store_memory_log = true to be scored on GAP"
         )
-    spans = gap_spans(group)
-    a, b, p = (_aligned_range(eg, spans[k], True) for k in ("A", "B", "PRONOUN"))
+    p, a, b = gap_query_ranges(eg, group)
     if "spans" in log:  # span model: the candidates that stand for each annotated span
         a, b, p = (steps_matching(log, rng) for rng in (a, b, p))
         if log.get("decided_in_loop") is not None:  # a hard memory: the cell that holds the entity

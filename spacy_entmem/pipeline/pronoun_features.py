@@ -57,7 +57,9 @@ def query_features(doc: Doc, pronoun: TokenRange, a: TokenRange, b: TokenRange) 
                          "run the memory with the query's spans among its candidates")
     entities = step_entities(log["action"], log["cell"])
     words = [token.text for token in doc]
-    memory = {name: _memory_features(log, entities, words, steps[name], steps["pronoun"]) for name in ("A", "B")}
+    cells_before = _cells_before(log, entities, words, steps["pronoun"][0])
+    memory = {name: _memory_features(log, entities, words, steps[name], steps["pronoun"], cells_before)
+              for name in ("A", "B")}
     vectors = {name: _candidate_vectors(doc.tensor, span, pronoun) for name, span in (("A", a), ("B", b))}
     pronoun_vectors = _pronoun_vectors(doc.tensor, pronoun)
     rows = []
@@ -72,17 +74,11 @@ def _capitalised(words: Sequence[str], span: TokenRange) -> Set[str]:
     return {w.lower() for w in words[span[0]:span[1]] if w[:1].isupper()}
 
 
-def _memory_features(log: MemoryLog, entities: List[int], words: Sequence[str], candidate_steps: List[int],
-                     pronoun_steps: List[int]) -> numpy.ndarray:
-    """MEMORY_FEATURES of one candidate: its held link probability; the pronoun's best COREF probability on a
-    cell whose entity shares a capitalised word with it (a name the memory saw before); how sure the memory was
-    that the candidate is a mention; how likely the pronoun was a new entity / a mention; whether the pronoun
-    joined an entity that shares such a word."""
-    t = pronoun_steps[0]
+def _cells_before(log: MemoryLog, entities: List[int], words: Sequence[str],
+                  t: int) -> Tuple[Dict[int, int], Dict[int, Set[str]]]:
+    """The memory just before step ``t``: which entity each used cell holds, and each entity's capitalised
+    words (one replay of the log per query, shared by both candidates)."""
     spans, cells = log["spans"].tolist(), log["cell"].tolist()
-    name = _capitalised(words, tuple(spans[candidate_steps[0]]))
-    for step in candidate_steps[1:]:
-        name |= _capitalised(words, tuple(spans[step]))
     cell_entity: Dict[int, int] = {}
     entity_words: Dict[int, Set[str]] = {}
     for step in range(t):
@@ -90,6 +86,22 @@ def _memory_features(log: MemoryLog, entities: List[int], words: Sequence[str], 
             continue
         cell_entity[cells[step]] = entities[step]
         entity_words.setdefault(entities[step], set()).update(_capitalised(words, tuple(spans[step])))
+    return cell_entity, entity_words
+
+
+def _memory_features(log: MemoryLog, entities: List[int], words: Sequence[str], candidate_steps: List[int],
+                     pronoun_steps: List[int], cells_before: Tuple[Dict[int, int], Dict[int, Set[str]]]
+                     ) -> numpy.ndarray:
+    """MEMORY_FEATURES of one candidate: its held link probability; the pronoun's best COREF probability on a
+    cell whose entity shares a capitalised word with it (a name the memory saw before); how sure the memory was
+    that the candidate is a mention; how likely the pronoun was a new entity / a mention; whether the pronoun
+    joined an entity that shares such a word. ``cells_before``: ``_cells_before`` at the pronoun's step."""
+    t = pronoun_steps[0]
+    spans = log["spans"].tolist()
+    name = _capitalised(words, tuple(spans[candidate_steps[0]]))
+    for step in candidate_steps[1:]:
+        name |= _capitalised(words, tuple(spans[step]))
+    cell_entity, entity_words = cells_before
     named_cells = [cell for cell, entity in cell_entity.items() if entity_words[entity] & name]
     name_link = max((float(log["coref"][t][cell]) for cell in named_cells), default=0.0)
     joined = entities[t]
