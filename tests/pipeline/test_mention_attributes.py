@@ -63,3 +63,21 @@ def test_a_possessor_is_no_gender_cue_and_inanimate_heads_need_the_list_and_no_g
     rows = mention_attributes(doc, spans, StringIds(), {"alan": MASCULINE}, frozenset({"park", "alan"}))
     assert rows[:, INANIMATE].tolist() == [0, 0, 1, 0, 1]  # gendered names and pronouns never are
     assert mention_attributes(doc, spans, StringIds())[:, INANIMATE].tolist() == [0] * 5  # no list: nothing is
+
+
+def test_a_nominal_takes_its_number_from_its_head_words_tag_and_pronouns_and_untagged_docs_have_none():
+    from spacy.tokens import Doc
+
+    from spacy_entmem.nn.memory.mention_memory import NOUN_NUMBER
+    from spacy_entmem.pipeline.mention_attributes import PLURAL
+
+    words = ["the", "papers", "of", "Marie", "on", "magnetism", "and", "they", "quickly"]
+    tags = ["DT", "NNS", "IN", "NNP", "IN", "NN", "CC", "PRP", "RB"]
+    doc = Doc(spacy.blank("en").vocab, words=words, tags=tags)
+    #          the papers of Marie  Marie   magnetism  they    quickly
+    spans = [(0, 4), (3, 4), (5, 6), (7, 8), (8, 9)]
+    numbers = mention_attributes(doc, spans, StringIds())[:, NOUN_NUMBER].tolist()
+    # the head of "the papers of Marie" is "papers" (before "of"); a pronoun's number is in its own column
+    assert numbers == [PLURAL, SINGULAR, SINGULAR, UNKNOWN, UNKNOWN]
+    untagged = Doc(spacy.blank("en").vocab, words=words)
+    assert mention_attributes(untagged, spans, StringIds())[:, NOUN_NUMBER].tolist() == [UNKNOWN] * 5

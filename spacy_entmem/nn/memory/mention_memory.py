@@ -41,12 +41,13 @@ NO_CLUSTER = -1
 # candidate is a mention of none of the annotated entities (a GAP pronoun that is neither A's nor B's)
 NOT_A_MENTION, UNKNOWN, SOME_OTHER_ENTITY = -1, -2, -3
 # the candidate attributes, one column each (made by spacy_entmem.pipeline.mention_attributes)
-ATTRIBUTE_FIELDS = ("norm", "head", "pronoun", "gender", "number", "quoted", "proper", "inanimate")
-NORM, HEAD, PRONOUN, GENDER, NUMBER, QUOTED, PROPER, INANIMATE = range(len(ATTRIBUTE_FIELDS))
-PADDING_ATTRIBUTES = (-1, -1, 0, 0, 0, 0, 0, 0)  # no string, not a pronoun, nothing known
+ATTRIBUTE_FIELDS = ("norm", "head", "pronoun", "gender", "number", "quoted", "proper", "inanimate", "noun_number")
+NORM, HEAD, PRONOUN, GENDER, NUMBER, QUOTED, PROPER, INANIMATE, NOUN_NUMBER = range(len(ATTRIBUTE_FIELDS))
+PADDING_ATTRIBUTES = (-1, -1, 0, 0, 0, 0, 0, 0, 0)  # no string, not a pronoun, nothing known
 PERSONAL_GENDERS = (1, 2)  # masculine, feminine (mention_attributes.MASCULINE / FEMININE)
 N_PRONOUN_CLASSES = 8  # pronoun classes 1..7 (0: not a pronoun)
 FIRST_SINGULAR = 1  # the pronoun class of "i me my mine myself" (mention_attributes.PRONOUN_CLASS)
+THIRD_PERSON = (4, 5, 6, 7)  # the classes of he / she / it / they (mention_attributes.PRONOUN_CLASS)
 DISTANCE_EDGES = numpy.array([1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128, 256, 512, 1024])
 COUNT_EDGES = numpy.array([2, 3, 4, 6, 9, 16])
 MAX_RANK = 12
@@ -94,6 +95,8 @@ class CellState:
         self.proper = numpy.zeros((batch, n_cells), dtype="int64")
         self.inanimate = numpy.zeros((batch, n_cells), dtype=bool)  # a mention with an inanimate head joined
         self.narrator = numpy.zeros((batch, n_cells), dtype=bool)  # an unquoted I / me / my joined
+        # bit 1: a singular noun heads one of its nominal mentions, bit 2: a plural one (the tagger's NN / NNS)
+        self.noun_numbers = numpy.zeros((batch, n_cells), dtype="int64")
         self.strings = [[set() for _ in range(n_cells)] for _ in range(batch)]
         # per document: ("n", norm id) / ("h", head id) -> the cells holding a mention with that string
         self.cells_with = [dict() for _ in range(batch)]
@@ -110,6 +113,17 @@ class CellState:
     def thing_only(self) -> numpy.ndarray:
         """(B, N) cells that hold a mention headed by an inanimate noun and no masculine / feminine gender."""
         return self.inanimate & ~numpy.isin(self.gender, PERSONAL_GENDERS)
+
+    def number_clash(self, attrs: numpy.ndarray, rows: numpy.ndarray, cells: numpy.ndarray) -> numpy.ndarray:
+        """(P,) whether the pairs (rows[k], cells[k]) pair a third-person pronoun with a cell that no pronoun
+        has given a number yet and whose nominal mentions all have the other number ("they" and a cell
+        holding only "magnetism")."""
+        pronoun = attrs[rows, PRONOUN]
+        number = attrs[rows, NUMBER]
+        nouns = self.noun_numbers[rows, cells]
+        one_number = (nouns == 1) | (nouns == 2)  # bits: 1 singular, 2 plural; 3 both
+        return (numpy.isin(pronoun, THIRD_PERSON) & (number > 0) & (self.number[rows, cells] == 0)
+                & one_number & (nouns != number))
 
     def narrator_cell(self, attrs: numpy.ndarray, active: numpy.ndarray) -> numpy.ndarray:
         """(B,) for each candidate that is an unquoted first-person singular pronoun, the most recently used
@@ -173,7 +187,8 @@ class CellState:
         new_rows, new_cells = rows[fresh], cells[fresh]
         self.entity[new_rows, new_cells] = self.next_entity[new_rows]
         self.next_entity[new_rows] += 1
-        for field in (self.count, self.gender, self.number, self.proper, self.inanimate, self.narrator):
+        for field in (self.count, self.gender, self.number, self.proper, self.inanimate, self.narrator,
+                      self.noun_numbers):
             field[new_rows, new_cells] = 0
         for b, i in zip(new_rows.tolist(), new_cells.tolist()):
             for key in self.strings[b][i]:
@@ -190,6 +205,7 @@ class CellState:
         self.proper[rows, cells] = numpy.maximum(self.proper[rows, cells], attrs[:, PROPER])
         self.inanimate[rows, cells] |= attrs[:, INANIMATE] > 0
         self.narrator[rows, cells] |= narrator_pronouns(attrs)
+        self.noun_numbers[rows, cells] |= attrs[:, NOUN_NUMBER]
         self.last_pronoun[rows, cells] = attrs[:, PRONOUN]
         self.last_quoted[rows, cells] = attrs[:, QUOTED]
         self.last_end[rows, cells] = ends[rows]
@@ -297,6 +313,9 @@ class MentionMemory(nn.Module):
         self.name_agreement = False
         # at inference: a masculine / feminine pronoun never joins a cell of things (``CellState.thing_only``)
         self.animacy_agreement = False
+        # at inference: a third-person pronoun never joins a cell whose nominal mentions all have the other
+        # number while no pronoun has joined it (``CellState.number_clash``)
+        self.noun_number_agreement = False
         # at inference: an unquoted I / me / my joins the most recently used cell that holds one (in
         # first-person narration outside quotations they are all the narrator)
         self.narrator_continuity = False
@@ -485,7 +504,8 @@ class MentionMemory(nn.Module):
                + mlp.memory_projs[1](g_t.index_select(0, rows_t) * cell_memory))
         raw = mlp.rest(pre).squeeze(-1)
         disagree = None
-        if (self.agreement_constraints or self.name_agreement or self.animacy_agreement) and not self.training:
+        if (self.agreement_constraints or self.name_agreement or self.animacy_agreement
+                or self.noun_number_agreement) and not self.training:
             disagree = numpy.zeros((B, N), dtype=bool)
             pronoun = attrs_t[rows, PRONOUN] > 0
             if self.agreement_constraints:
@@ -495,6 +515,8 @@ class MentionMemory(nn.Module):
             if self.animacy_agreement:
                 personal = pronoun & numpy.isin(attrs_t[rows, GENDER], PERSONAL_GENDERS)
                 disagree[rows, cells] |= personal & state.thing_only()[rows, cells]
+            if self.noun_number_agreement:
+                disagree[rows, cells] |= state.number_clash(attrs_t, rows, cells)
         return scores.reshape(-1).index_put((pairs_t,), raw).view(B, N), disagree
 
     def _update(self, memory: torch.Tensor, memory_part: torch.Tensor, g_t: torch.Tensor, decision: Decision,

@@ -10,9 +10,15 @@ from spacy_entmem.nn.memory.mention_memory import (
 )
 
 
+def _padded(rows):
+    """(M, len(ATTRIBUTE_FIELDS)) from per-candidate (norm, head, pronoun, gender, number, quoted, proper,
+    inanimate[, noun number]): a missing noun number is 0 (unknown)."""
+    return numpy.array([tuple(row) + (0,) * (len(ATTRIBUTE_FIELDS) - len(row)) for row in rows], dtype="int64")
+
+
 def _attributes(rows):
-    """(1, M, 8) from per-candidate (norm, head, pronoun, gender, number, quoted, proper, inanimate)."""
-    return torch.tensor([rows], dtype=torch.int64)
+    """(1, M, len(ATTRIBUTE_FIELDS)) from per-candidate rows as ``_padded`` reads them."""
+    return torch.from_numpy(_padded(rows))[None]
 
 
 def _plain(m):
@@ -104,9 +110,9 @@ def test_padding_and_later_candidates_change_nothing_before_them(memory):
 def test_pair_features_see_string_matches_and_agreement():
     state = CellState(1, 3)
     # cell 0: "Mr. Darcy" (norm 5, head 6, masculine, proper); cell 1: "she" (feminine pronoun)
-    state.apply(numpy.array([OVERWRITE]), numpy.array([0]), numpy.array([[5, 6, 0, 1, 0, 0, 1, 0]]), numpy.array([2]),
+    state.apply(numpy.array([OVERWRITE]), numpy.array([0]), _padded([[5, 6, 0, 1, 0, 0, 1, 0]]), numpy.array([2]),
                 0.98, numpy.array([True]))
-    state.apply(numpy.array([OVERWRITE]), numpy.array([1]), numpy.array([[-1, -1, 5, 2, 1, 0, 0, 0]]), numpy.array([4]),
+    state.apply(numpy.array([OVERWRITE]), numpy.array([1]), _padded([[-1, -1, 5, 2, 1, 0, 0, 0]]), numpy.array([4]),
                 0.98, numpy.array([True]))
     every_cell = (numpy.zeros(3, dtype="int64"), numpy.arange(3))
     darcy = state.pair_features(numpy.array([[5, 6, 0, 0, 0, 0, 1, 0]]), numpy.array([10]), *every_cell)
@@ -123,14 +129,14 @@ def test_an_overwritten_cell_forgets_its_strings_and_a_head_match_is_not_an_exac
     both = numpy.array([True, True])
     # doc 0: cell 0 holds "the old house" (norm 7, head 8); doc 1: cell 0 holds "house" (norm 8, head 8)
     state.apply(numpy.array([OVERWRITE, OVERWRITE]), numpy.array([0, 0]),
-                numpy.array([[7, 8, 0, 0, 0, 0, 0, 0], [8, 8, 0, 0, 0, 0, 0, 0]]), numpy.array([3, 1]), 0.98, both)
-    house = numpy.array([[8, 8, 0, 0, 0, 0, 0, 0], [8, 8, 0, 0, 0, 0, 0, 0]])
+                _padded([[7, 8, 0, 0, 0, 0, 0, 0], [8, 8, 0, 0, 0, 0, 0, 0]]), numpy.array([3, 1]), 0.98, both)
+    house = _padded([[8, 8, 0, 0, 0, 0, 0, 0], [8, 8, 0, 0, 0, 0, 0, 0]])
     pairs = (numpy.array([0, 1]), numpy.array([0, 0]))
     features = state.pair_features(house, numpy.array([5, 5]), *pairs)
     assert features[0, :2].tolist() == [1, 2] and features[1, :2].tolist() == [2, 2]
     # doc 0's cell 0 now holds a new entity "Anna" (norm 9): "house" matches nothing there any more
     state.apply(numpy.array([OVERWRITE, IGNORE]), numpy.array([0, 0]),
-                numpy.array([[9, 9, 0, 0, 0, 0, 1, 0], [8, 8, 0, 0, 0, 0, 0, 0]]), numpy.array([6, 6]), 0.98, both)
+                _padded([[9, 9, 0, 0, 0, 0, 1, 0], [8, 8, 0, 0, 0, 0, 0, 0]]), numpy.array([6, 6]), 0.98, both)
     features = state.pair_features(house, numpy.array([7, 7]), *pairs)
     assert features[0, :2].tolist() == [1, 1] and features[1, :2].tolist() == [2, 2]
 
@@ -291,13 +297,13 @@ def test_animacy_agreement_keeps_he_and_she_out_of_a_cell_of_things():
 def test_a_cell_of_things_stops_being_one_once_a_gendered_mention_joins():
     state = CellState(1, 2)
     one = numpy.array([True])
-    state.apply(numpy.array([OVERWRITE]), numpy.array([0]), numpy.array([[0, 0, 0, 0, 0, 0, 0, 1]]), numpy.array([2]),
+    state.apply(numpy.array([OVERWRITE]), numpy.array([0]), _padded([[0, 0, 0, 0, 0, 0, 0, 1]]), numpy.array([2]),
                 0.98, one)
     assert state.thing_only().tolist() == [[True, False]]
-    state.apply(numpy.array([COREF]), numpy.array([0]), numpy.array([[-1, -1, 5, 2, 1, 0, 0, 0]]), numpy.array([4]),
+    state.apply(numpy.array([COREF]), numpy.array([0]), _padded([[-1, -1, 5, 2, 1, 0, 0, 0]]), numpy.array([4]),
                 0.98, one)  # "she" joined (a ship, say): the cell is feminine now
     assert state.thing_only().tolist() == [[False, False]]
-    state.apply(numpy.array([OVERWRITE]), numpy.array([0]), numpy.array([[3, 3, 0, 0, 0, 0, 0, 1]]), numpy.array([6]),
+    state.apply(numpy.array([OVERWRITE]), numpy.array([0]), _padded([[3, 3, 0, 0, 0, 0, 0, 1]]), numpy.array([6]),
                 0.98, one)  # a new entity takes the cell: its gender is forgotten
     assert state.thing_only().tolist() == [[True, False]]
 
@@ -379,7 +385,7 @@ def test_pruning_is_off_in_training_and_for_forced_actions(memory):
 
 def _row(pronoun_class=0, quoted=0, norm=0):
     """One candidate's attributes: a pronoun of ``pronoun_class`` (1: I / me / my) or a nominal with ``norm``."""
-    return (-1, -1, pronoun_class, 0, 1, quoted, 0, 0) if pronoun_class else (norm, norm, 0, 0, 0, quoted, 0, 0)
+    return (-1, -1, pronoun_class, 0, 1, quoted, 0, 0, 0) if pronoun_class else (norm, norm, 0, 0, 0, quoted, 0, 0, 0)
 
 
 def test_a_cell_is_the_narrators_once_an_unquoted_i_joins_and_forgets_it_when_overwritten():
@@ -438,3 +444,33 @@ def test_pruning_never_skips_an_unquoted_i_under_narrator_continuity(memory):
         out = memory(X, lengths, spans, n, attrs)
     assert out.pruned.tolist() == [[False, True, True, False, True, False]]
     assert out.actions.tolist() == [[IGNORE, IGNORE, IGNORE, IGNORE, IGNORE, IGNORE]]  # no narrator cell yet
+
+
+def test_a_cell_keeps_the_numbers_of_its_nouns_until_it_is_overwritten():
+    state = CellState(1, 2)
+    one = numpy.array([True])
+    #                   magnetism (singular noun)          the experiments (plural noun)
+    state.apply(numpy.array([OVERWRITE]), numpy.array([0]), _padded([(0, 0, 0, 0, 0, 0, 0, 0, 1)]), numpy.array([2]),
+                0.98, one)
+    state.apply(numpy.array([COREF]), numpy.array([0]), _padded([(1, 1, 0, 0, 0, 0, 0, 0, 2)]), numpy.array([4]),
+                0.98, one)
+    assert state.noun_numbers.tolist() == [[3, 0]]  # bits: 1 singular, 2 plural
+    state.apply(numpy.array([OVERWRITE]), numpy.array([0]), _padded([(2, 2, 0, 0, 0, 0, 0, 0, 2)]), numpy.array([6]),
+                0.98, one)
+    assert state.noun_numbers.tolist() == [[2, 0]]
+
+
+def test_noun_number_agreement_keeps_they_out_of_a_cell_of_singular_nouns_until_a_pronoun_sets_its_number():
+    torch.manual_seed(0)
+    memory = MentionMemory(input_width=6, hidden_width=8, n_cells=4, mlp_width=8, dropout=0.0, feature_width=4)
+    #                   magnetism (singular)         the experiments (plural)       "they"
+    attrs = _attributes([(0, 0, 0, 0, 0, 0, 0, 0, 1), (1, 1, 0, 0, 0, 0, 0, 0, 2), (-1, -1, 7, 0, 2, 0, 0, 0),
+                         (-1, -1, 6, 3, 1, 0, 0, 0), (-1, -1, 1, 0, 1, 0, 0, 0)])
+    #                    "it" (singular, 3rd person)   "I" (singular, 1st person)
+    assert _disagreements(memory, attrs)[2] is None
+    memory.noun_number_agreement = True
+    masks = _disagreements(memory, attrs)
+    assert masks[2] == [[True, False, False, False]]  # "they": not magnetism; the experiments are plural
+    # "it": not the experiments; "they" set its own cell's number, so the nouns no longer decide there
+    assert masks[3] == [[False, True, False, False]]
+    assert masks[4] == [[False, False, False, False]]  # first and second person are not constrained

