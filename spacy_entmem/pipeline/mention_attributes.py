@@ -145,7 +145,9 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
     lower = [strings[row[0]] for row in columns]
     titles = [bool(row[1]) for row in columns]
     sent_starts = [row[2] == 1 for row in columns] if doc.has_annotation("SENT_START") else [False] * len(doc)
-    tags = [strings[t] for t in doc.to_array([TAG]).tolist()] if doc.has_annotation("TAG") else [""] * len(doc)
+    # tag hashes, looked up only at the candidates' head words
+    tags = doc.to_array([TAG]).tolist() if doc.has_annotation("TAG") else [0] * len(doc)
+    number_of_tag = {strings[tag]: number for tag, number in NOUN_TAG_NUMBER.items()}
     quoted = quotation_flags(lower)
     initial = _sentence_initial_flags(lower, sent_starts)
     capitalised = [title and not first for title, first in zip(titles, initial)]
@@ -164,7 +166,7 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
             gender = name_genders.get(given_name(words, titles[start:end]), UNKNOWN)
         inanimate = int(not gender and inanimate_nouns is not None and words[head] in inanimate_nouns)
         proper = any(capitalised[start:end])
-        noun_number = NOUN_TAG_NUMBER.get(tags[start + head], UNKNOWN)
+        noun_number = number_of_tag.get(tags[start + head], UNKNOWN)
         rows.append((ids(" ".join(content)), ids(words[head]), 0, gender, UNKNOWN, int(quoted[start]),
                      int(proper), inanimate, noun_number))
     return numpy.asarray(rows, dtype="int64").reshape(-1, len(ATTRIBUTE_FIELDS))
