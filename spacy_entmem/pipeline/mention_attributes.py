@@ -10,6 +10,7 @@ from typing import AbstractSet, Dict, Iterable, List, Optional, Tuple
 
 import numpy
 from spacy.attrs import IS_TITLE, LOWER, SENT_START, TAG
+from spacy.strings import hash_string
 from spacy.tokens import Doc
 
 from ..nn.memory.mention_memory import ATTRIBUTE_FIELDS
@@ -50,6 +51,7 @@ OPENING_QUOTES, CLOSING_QUOTES, TOGGLING_QUOTES = {"“", "``", "‘"}, {"”", 
 SENTENCE_ENDS = {".", "!", "?", "\n"}
 # Penn Treebank noun tags → number (the tagger's, where the pipeline runs one)
 NOUN_TAG_NUMBER = {"NN": SINGULAR, "NNP": SINGULAR, "NNS": PLURAL, "NNPS": PLURAL}
+NUMBER_OF_TAG_ID = {hash_string(tag): number for tag, number in NOUN_TAG_NUMBER.items()}  # as doc.to_array([TAG])
 POSSESSIVE_MARKERS = {"'s", "’s", "'"}
 
 
@@ -147,7 +149,6 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
     sent_starts = [row[2] == 1 for row in columns] if doc.has_annotation("SENT_START") else [False] * len(doc)
     # tag hashes, looked up only at the candidates' head words
     tags = doc.to_array([TAG]).tolist() if doc.has_annotation("TAG") else [0] * len(doc)
-    number_of_tag = {strings[tag]: number for tag, number in NOUN_TAG_NUMBER.items()}
     quoted = quotation_flags(lower)
     initial = _sentence_initial_flags(lower, sent_starts)
     capitalised = [title and not first for title, first in zip(titles, initial)]
@@ -166,7 +167,7 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
             gender = name_genders.get(given_name(words, titles[start:end]), UNKNOWN)
         inanimate = int(not gender and inanimate_nouns is not None and words[head] in inanimate_nouns)
         proper = any(capitalised[start:end])
-        noun_number = number_of_tag.get(tags[start + head], UNKNOWN)
+        noun_number = NUMBER_OF_TAG_ID.get(tags[start + head], UNKNOWN)
         rows.append((ids(" ".join(content)), ids(words[head]), 0, gender, UNKNOWN, int(quoted[start]),
                      int(proper), inanimate, noun_number))
     return numpy.asarray(rows, dtype="int64").reshape(-1, len(ATTRIBUTE_FIELDS))

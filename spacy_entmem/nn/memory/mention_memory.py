@@ -95,7 +95,7 @@ class CellState:
         self.proper = numpy.zeros((batch, n_cells), dtype="int64")
         self.inanimate = numpy.zeros((batch, n_cells), dtype=bool)  # a mention with an inanimate head joined
         self.narrator = numpy.zeros((batch, n_cells), dtype=bool)  # an unquoted I / me / my joined
-        # bit 1: a singular noun heads one of its nominal mentions, bit 2: a plural one (the tagger's NN / NNS)
+        # bit 1: a singular noun heads one of its nominal mentions, bit 2: a plural one (``noun_number``)
         self.noun_numbers = numpy.zeros((batch, n_cells), dtype="int64")
         self.strings = [[set() for _ in range(n_cells)] for _ in range(batch)]
         # per document: ("n", norm id) / ("h", head id) -> the cells holding a mention with that string
