@@ -13,7 +13,7 @@ then ``cd ../old && PYTHONPATH=. python benchmarks/memory_cpu_time.py``) and com
 import argparse
 import time
 
-from speed import read_texts
+from speed import read_texts, upstream_components
 
 from spacy_entmem.cli import load_pipeline
 
@@ -36,7 +36,7 @@ def main() -> None:
     pipelines = [load_pipeline(model) for model in models]
     first = pipelines[0]
     docs = [first.make_doc(text) for text in read_texts(args.texts)[: args.limit]]
-    for _name, component in first.pipeline[:-1]:  # the candidates: the first pipeline's tok2vec and span finder
+    for _name, component in upstream_components(first):  # the candidates, from the first pipeline
         docs = list(component.pipe(docs, batch_size=args.batch_size))
     memories = [nlp.get_pipe("entity_memory") for nlp in pipelines]
     for memory in memories:

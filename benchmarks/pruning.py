@@ -19,6 +19,8 @@ from typing import List, Optional
 import numpy
 from spacy.training import Example
 
+from speed import upstream_components
+
 from spacy_entmem.cli import load_pipeline
 from spacy_entmem.evaluation.coref_evaluate import _read, apply_decisions, reference_inputs
 from spacy_entmem.evaluation.scorers import score_entity_memory
@@ -48,7 +50,7 @@ def main() -> None:
     for corpus in corpora:
         references = _read(nlp, corpus)
         docs = reference_inputs(nlp, references)
-        for _name, component in nlp.pipeline[:-1]:
+        for _name, component in upstream_components(nlp):
             docs = list(component.pipe(docs, batch_size=4))
         seconds = {bound: float("inf") for bound in args.bounds}
         found = {}

@@ -36,6 +36,12 @@ def read_texts(path: str):
     return [row[1] for row in rows[1:]]
 
 
+def upstream_components(nlp, name: str = "entity_memory"):
+    """The (name, component) pairs that run before ``name`` (what makes its candidates)."""
+    names = nlp.pipe_names
+    return nlp.pipeline[: names.index(name)]
+
+
 def timed_pass(nlp, texts, batch_size: int):
     """(words per wall-clock second, words per CPU second of this process) of one pass over ``texts``."""
     start, cpu_start = time.perf_counter(), time.process_time()

@@ -52,6 +52,29 @@ def gap_convert(
     print(report.summary())
 
 
+@app.command("gap-gender-swap")
+def gap_gender_swap(
+    input_tsv: Path = typer.Argument(..., exists=True, dir_okay=False, help="GAP TSV file"),
+    output: Path = typer.Argument(..., help="Output GAP TSV file (every row gender-swapped)"),
+    model: str = typer.Option("default", help="Pipeline whose tagger tells possessive 'her' from object 'her'"),
+    seed: int = typer.Option(0, help="Which names of the other gender replace the given names"),
+    batch_size: int = typer.Option(64, help="nlp.pipe batch size"),
+) -> None:
+    """Write a gender-swapped copy of a GAP TSV (pronouns, gendered words and given names take the other
+    gender; offsets follow), for training augmentation."""
+    from .corpora.gender_swap import swap_gap_file
+    from .models.memory import packaged_name_genders
+
+    try:
+        report = swap_gap_file(load_pipeline(model), input_tsv, output, packaged_name_genders(), seed, batch_size)
+    except ValueError as error:
+        msg.fail(str(error), exits=1)
+    msg.good(f"{input_tsv} -> {output}: {report.swapped} of {report.rows} rows swapped")
+    if report.left_out:
+        msg.warn(f"{len(report.left_out)} rows left out (a query span off token boundaries): "
+                 f"{', '.join(report.left_out[:10])}")
+
+
 def _print_counts(counts) -> None:
     from wasabi import table
 
@@ -137,6 +160,9 @@ def gap_evaluate(
     mention_scheme: Optional[str] = typer.Option(None, help=MENTION_SCHEME_HELP),
     memory_only: bool = typer.Option(False, help="Score the memory's own link probabilities even where the "
                                      "pipeline has a trained pronoun resolver"),
+    gender_swap: bool = typer.Option(False, help="Also score test's gender-swapped copy (pronouns, gendered "
+                                     "words and given names take the other gender; needs a tagger) and count the "
+                                     "answers that stay the same"),
 ) -> None:
     """Select the threshold on validation, then score validation and test with the official GAP logic (the
     pipeline's pronoun resolver answers where it has one)."""
@@ -146,8 +172,10 @@ def gap_evaluate(
     _apply_settings(nlp, {}, setting)
     if select_finder and "span_finder" not in nlp.pipe_names:
         msg.fail(f"--select-finder needs a 'span_finder' component; the pipeline has {nlp.pipe_names}", exits=1)
-    result = evaluate_gap(nlp, validation, test, output_dir, batch_size=batch_size,
-                          select_decisions=select_decisions, select_finder=select_finder, memory_only=memory_only)
+    if gender_swap and "tagger" not in nlp.pipe_names:
+        msg.fail(f"--gender-swap needs a 'tagger' component; the pipeline has {nlp.pipe_names}", exits=1)
+    result = evaluate_gap(nlp, validation, test, output_dir, batch_size=batch_size, select_decisions=select_decisions,
+                          select_finder=select_finder, memory_only=memory_only, gender_swap=gender_swap)
     print(json.dumps(result, indent=2))
 
 

@@ -2,7 +2,7 @@
 (the project's ``ship-default`` step runs it)."""
 import json
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 import typer
 from wasabi import msg
@@ -208,10 +208,13 @@ def add_pronoun_resolver(
     target: Optional[Path] = typer.Option(None, help="The pipeline to add it to (default: the one in the package)"),
     seed: int = typer.Option(0, help="Random seed of the head's training"),
     batch_size: int = typer.Option(64, help="nlp.pipe batch size"),
+    also_train_on: List[Path] = typer.Option([], exists=True, dir_okay=False, help="More GAP TSVs to train on "
+                                             "(e.g. development's gender-swapped copy, entmem gap-gender-swap)"),
 ) -> None:
     """Train a pronoun resolver (``entmem_pronoun_resolver``) over the pipeline's own memory on GAP development,
     choose its probability threshold on GAP validation, add it last (it answers only docs with a query span
     group, so annotation is unchanged); checked, then swapped in."""
+    import numpy
     import spacy
 
     import spacy_entmem
@@ -225,10 +228,11 @@ def add_pronoun_resolver(
     nlp = spacy.load(target)
     if "pronoun_resolver" in nlp.component_names:
         nlp.remove_pipe("pronoun_resolver")
-    X, y = gap_query_rows(nlp, development, batch_size)
+    X, y = (numpy.concatenate(parts) for parts in zip(*(gap_query_rows(nlp, tsv, batch_size)
+                                                         for tsv in [development, *also_train_on])))
     head, losses = fit_pair_head(X, y, HeadTraining(seed=seed))
     resolver = nlp.add_pipe("entmem_pronoun_resolver", name="pronoun_resolver", last=True)
-    resolver.set_head(head, trained_on=development.name)
+    resolver.set_head(head, trained_on=" + ".join(tsv.name for tsv in [development, *also_train_on]))
     gold, probabilities, _, _ = pair_probabilities(nlp, validation, batch_size, resolver)
     threshold, scores = select_threshold(gold, probabilities)
     staging = fresh_staging(target)

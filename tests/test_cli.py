@@ -288,3 +288,20 @@ def test_annotate_names_the_mention_schemes_when_given_an_unknown_one(tmp_path):
     result = runner.invoke(app, ["annotate", str(text), "--mention-scheme", "ace"])
     assert result.exit_code == 1 and "unknown mention scheme 'ace'" in flat(result)
     assert "'gum', 'litbank'" in flat(result)
+
+
+def test_gap_gender_swap_command_writes_a_gap_tsv_and_reports_what_it_left_out(tmp_path):
+    from spacy_entmem.corpora.gap import COLUMNS, read_gap_rows
+
+    source = tmp_path / "gap.tsv"
+    source.write_text("\n".join(["\t".join(COLUMNS),
+                                 "t-1\tAnna met Bob. She gave him her book.\tShe\t14\tAnna\t0\tTRUE\tBob\t9\tFALSE\tu",
+                                 "t-2\tAnnabel met Bob. She left.\tShe\t17\tAnna\t0\tTRUE\tBob\t12\tFALSE\tu"]) + "\n",
+                      encoding="utf8")
+    output = tmp_path / "swapped.tsv"
+    result = runner.invoke(app, ["gap-gender-swap", str(source), str(output)])
+    assert result.exit_code == 0, result.output
+    assert "1 of 2 rows swapped" in flat(result) and "1 rows left out" in flat(result) and "t-2" in flat(result)
+    (row,) = read_gap_rows(output)
+    assert row.id == "t-1-swapped" and row.spans[0][1] == "He"
+    assert row.text.endswith(" He gave her his book.")

@@ -145,13 +145,35 @@ def _by_setting(tried: Dict[Tuple[float, float], float]) -> Dict[str, float]:
     return {f"{a},{b}": round(f1, 2) for (a, b), f1 in tried.items()}
 
 
+def gender_swap_check(nlp: Language, test: Path, output_dir: Path, threshold: float,
+                      answers: Dict[str, Tuple[bool, bool]], resolver: Optional[PronounResolver] = None,
+                      batch_size: int = 64) -> Dict:
+    """Score the gender-swapped copy of ``test`` (``corpora.gender_swap``, written to ``output_dir``) at the
+    validation ``threshold``, and the share of its examples answered as in the original (``answers``): a
+    system that reads gender only where it must answers the same, and its bias then follows the examples."""
+    from ..corpora.gender_swap import SWAPPED_SUFFIX, swap_gap_file
+    from ..models.memory import packaged_name_genders
+
+    swapped_tsv = output_dir / f"{test.stem}.swapped.tsv"
+    report = swap_gap_file(nlp, test, swapped_tsv, packaged_name_genders(), batch_size=batch_size)
+    gold, probabilities, _, _ = pair_probabilities(nlp, swapped_tsv, batch_size, resolver)
+    swapped_answers = decide(probabilities, threshold)
+    scores = score_gap(gold, swapped_answers)
+    unchanged = [answers[key[: -len(SWAPPED_SUFFIX)]] == answer for key, answer in swapped_answers.items()]
+    return {"test_swapped": scores.as_dict(prefix=""), "test_swapped_row": scores.table_row(),
+            "swapped_examples": report.swapped, "swap_left_out": report.left_out,
+            "swap_answers_unchanged": sum(unchanged) / len(unchanged) if unchanged else None}
+
+
 def evaluate_gap(nlp: Language, validation: Path, test: Path, output_dir: Path, batch_size: int = 64,
-                 select_decisions: bool = False, select_finder: bool = False, memory_only: bool = False) -> Dict:
+                 select_decisions: bool = False, select_finder: bool = False, memory_only: bool = False,
+                 gender_swap: bool = False) -> Dict:
     """Score GAP validation and test (probability threshold chosen on validation); with ``select_finder``
     the span finder's threshold and cap are chosen on validation first (``select_gap_finder``), then with
     ``select_decisions`` the memory's decision settings (``select_gap_decisions``); both selections read the
     memory's own probabilities. The scores are the pipeline's pronoun resolver's where it has a trained one
-    (``memory_only``: the memory's)."""
+    (``memory_only``: the memory's). With ``gender_swap`` test's gender-swapped copy is scored as well
+    (``gender_swap_check``)."""
     output_dir.mkdir(parents=True, exist_ok=True)
     chosen = {}
     if select_finder:
@@ -180,5 +202,7 @@ def evaluate_gap(nlp: Language, validation: Path, test: Path, output_dir: Path, 
         "test_words_per_second": words / seconds if seconds else None,
         **chosen,
     }
+    if gender_swap:
+        result.update(gender_swap_check(nlp, test, output_dir, threshold, test_answers, resolver, batch_size))
     (output_dir / "gap_scores.json").write_text(json.dumps(result, indent=2), encoding="utf8")
     return result

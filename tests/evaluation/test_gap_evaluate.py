@@ -97,6 +97,21 @@ def test_the_resolver_scores_gap_where_the_pipeline_has_one(shipped, small_gap, 
     assert probabilities[example][0] == pytest.approx(by_resolver_answer(shipped, small_gap, example)[0])
 
 
+def test_gender_swap_scores_the_swapped_test_and_counts_unchanged_answers(shipped, small_gap, gap_nlp, tmp_path):
+    result = evaluate_gap(shipped, small_gap, small_gap, tmp_path, gender_swap=True)
+    swapped = list(read_gap_rows(tmp_path / "small.swapped.tsv"))
+    assert result["swapped_examples"] == len(swapped) == 12 - len(result["swap_left_out"]) > 0
+    originals = {row.id: row for row in read_gap_rows(small_gap)}
+    for row in swapped:  # the pronoun has the other gender; the gold answers are the original's
+        original = originals[row.id[: -len("-swapped")]]
+        assert (row.a_coref, row.b_coref) == (original.a_coref, original.b_coref)
+        assert row.spans[0][1].lower() != original.spans[0][1].lower()
+    assert 0.0 <= result["swap_answers_unchanged"] <= 1.0
+    assert set(result["test_swapped"]) >= {"f1", "f1_masc", "f1_fem", "bias"}
+    with pytest.raises(ValueError, match="no 'tagger'"):
+        evaluate_gap(gap_nlp, small_gap, small_gap, tmp_path / "untagged", gender_swap=True)
+
+
 def by_resolver_answer(nlp, tsv, example_id):
     """The resolver's answer for one GAP row through the public ``resolve_pronoun``."""
     row = next(row for row in read_gap_rows(tsv) if row.id == example_id)
@@ -108,11 +123,12 @@ def test_add_pronoun_resolver_trains_chooses_a_threshold_and_swaps(small_gap, tm
     target = tmp_path / "default"
     shutil.copytree(spacy_entmem.DEFAULT_PIPELINE, target)
     result = CliRunner().invoke(maintainer_app, ["add-pronoun-resolver", str(small_gap), str(small_gap),
-                                                 "--target", str(target)])
+                                                 "--target", str(target), "--also-train-on", str(small_gap)])
     assert result.exit_code == 0, result.output
+    assert "48 rows" in " ".join(result.output.split())  # 12 examples × (A, B) × two files
     nlp = spacy.load(target)
     resolver = nlp.get_pipe("pronoun_resolver")
-    assert nlp.pipe_names[-1] == "pronoun_resolver" and resolver.cfg["trained_on"] == "small.tsv"
+    assert nlp.pipe_names[-1] == "pronoun_resolver" and resolver.cfg["trained_on"] == "small.tsv + small.tsv"
     chosen = evaluate_gap(nlp, small_gap, small_gap, tmp_path / "scores")["threshold"]
     assert resolver.cfg["threshold"] == chosen
     assert not (tmp_path / "default.staging").exists()
