@@ -48,6 +48,9 @@ PERSONAL_GENDERS = (1, 2)  # masculine, feminine (mention_attributes.MASCULINE /
 N_PRONOUN_CLASSES = 8  # pronoun classes 1..7 (0: not a pronoun)
 FIRST_SINGULAR = 1  # the pronoun class of "i me my mine myself" (mention_attributes.PRONOUN_CLASS)
 THIRD_PERSON = (4, 5, 6, 7)  # the classes of he / she / it / they (mention_attributes.PRONOUN_CLASS)
+# membership as lookup tables indexed by the attribute's value (numpy.isin sorts at every call)
+IS_PERSONAL_GENDER = numpy.isin(numpy.arange(4), PERSONAL_GENDERS)  # genders 0..3 (mention_attributes)
+IS_THIRD_PERSON = numpy.isin(numpy.arange(N_PRONOUN_CLASSES), THIRD_PERSON)
 DISTANCE_EDGES = numpy.array([1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128, 256, 512, 1024])
 COUNT_EDGES = numpy.array([2, 3, 4, 6, 9, 16])
 MAX_RANK = 12
@@ -112,7 +115,7 @@ class CellState:
 
     def thing_only(self) -> numpy.ndarray:
         """(B, N) cells that hold a mention headed by an inanimate noun and no masculine / feminine gender."""
-        return self.inanimate & ~numpy.isin(self.gender, PERSONAL_GENDERS)
+        return self.inanimate & ~IS_PERSONAL_GENDER[self.gender]
 
     def number_clash(self, attrs: numpy.ndarray, rows: numpy.ndarray, cells: numpy.ndarray) -> numpy.ndarray:
         """(P,) whether the pairs (rows[k], cells[k]) pair a third-person pronoun with a cell that no pronoun
@@ -122,7 +125,7 @@ class CellState:
         number = attrs[rows, NUMBER]
         nouns = self.noun_numbers[rows, cells]
         one_number = (nouns == 1) | (nouns == 2)  # bits: 1 singular, 2 plural; 3 both
-        return (numpy.isin(pronoun, THIRD_PERSON) & (number > 0) & (self.number[rows, cells] == 0)
+        return (IS_THIRD_PERSON[pronoun] & (number > 0) & (self.number[rows, cells] == 0)
                 & one_number & (nouns != number))
 
     def narrator_cell(self, attrs: numpy.ndarray, active: numpy.ndarray) -> numpy.ndarray:
@@ -513,7 +516,7 @@ class MentionMemory(nn.Module):
             if self.name_agreement:
                 disagree[rows, cells] |= (features[:, GENDER_AGREEMENT] == 2) & ~pronoun
             if self.animacy_agreement:
-                personal = pronoun & numpy.isin(attrs_t[rows, GENDER], PERSONAL_GENDERS)
+                personal = pronoun & IS_PERSONAL_GENDER[attrs_t[rows, GENDER]]
                 disagree[rows, cells] |= personal & state.thing_only()[rows, cells]
             if self.noun_number_agreement:
                 disagree[rows, cells] |= state.number_clash(attrs_t, rows, cells)
