@@ -18,9 +18,11 @@ from spacy.tokens import Doc
 
 from spacy_entmem.cli import load_pipeline
 from spacy_entmem.evaluation.coref_evaluate import _read, gold_clusters, reference_inputs
+from spacy_entmem.pipeline.mention_attributes import NEUTER, PRONOUNS, SENTENCE_ENDS
 
-THIRD_PERSON = frozenset("he him his himself she her hers herself they them their themselves".split())
-SENTENCE_ENDS = frozenset({".", "!", "?"})
+# he / she / they and their forms (not "it")
+THIRD_PERSON = frozenset(word for word, (person, _number, gender) in PRONOUNS.items()
+                         if person == 3 and gender != NEUTER)
 Mention = Tuple[int, int]
 
 

@@ -95,15 +95,17 @@ def swapped_token(token: Token, name_genders: Dict[str, int], pools: Dict[int, L
     return text
 
 
-def swap_row(row: GapRow, doc: Doc, name_genders: Dict[str, int], seed: int = 0) -> Optional[GapRow]:
+def swap_row(row: GapRow, doc: Doc, name_genders: Dict[str, int], seed: int = 0,
+             pools: Optional[Dict[int, List[str]]] = None) -> Optional[GapRow]:
     """The gender-swapped copy of ``row`` (``doc``: its text, tokenized and tagged), or None when a query span
-    does not start and end on token boundaries."""
+    does not start and end on token boundaries. ``pools``: ``other_gender_names(name_genders)``, made here when
+    not given (``swap_rows`` makes it once for all rows)."""
     if doc.text != row.text:
         raise ValueError(f"[spacy-entmem] GAP row {row.id}: the doc's text is not the row's text")
     if len(doc) and not doc.has_annotation("TAG"):
         raise ValueError(f"[spacy-entmem] GAP row {row.id}: gender swapping needs part-of-speech tags (to tell "
                          "possessive 'her' from object 'her'); run a tagger first")
-    pools = other_gender_names(name_genders)
+    pools = pools or other_gender_names(name_genders)
     new_start: Dict[int, int] = {}  # old character offset of a token boundary → new offset
     pieces, position = [], 0
     for token in doc:
@@ -128,9 +130,10 @@ def swap_rows(rows: Sequence[GapRow], docs: Iterable[Doc], name_genders: Dict[st
               ) -> Tuple[List[GapRow], SwapReport]:
     """``swap_row`` over rows and their tagged docs, with a report of what was left out."""
     report, swapped = SwapReport(), []
+    pools = other_gender_names(name_genders)
     for row, doc in zip(rows, docs):
         report.rows += 1
-        new = swap_row(row, doc, name_genders, seed)
+        new = swap_row(row, doc, name_genders, seed, pools)
         if new is None:
             report.left_out.append(row.id)
         else:
@@ -154,16 +157,16 @@ def swap_gap_file(nlp: Language, input_tsv: Path, output_tsv: Path, name_genders
     return report
 
 
-def write_gap_rows(path: Path, rows: Iterable[GapRow], urls: Optional[Dict[str, str]] = None) -> None:
-    """Rows as a GAP TSV (the header and the 11 columns that ``read_gap_rows`` reads back)."""
-    urls = urls or {}
+def write_gap_rows(path: Path, rows: Iterable[GapRow]) -> None:
+    """Rows as a GAP TSV (the header and the 11 columns that ``read_gap_rows`` reads back; ``GapRow`` keeps no
+    URL, so that column is empty)."""
     with open(path, "w", encoding="utf8", newline="") as f:
         writer = csv.writer(f, delimiter="\t", quoting=csv.QUOTE_NONE, escapechar=None, lineterminator="\n")
         writer.writerow(COLUMNS)
         for row in rows:
             (_, p_text, p_off), (_, a_text, a_off), (_, b_text, b_off) = row.spans
             writer.writerow([row.id, row.text, p_text, p_off, a_text, a_off, _flag(row.a_coref), b_text, b_off,
-                             _flag(row.b_coref), urls.get(row.id, "")])
+                             _flag(row.b_coref), ""])
 
 
 def _flag(value: bool) -> str:

@@ -18,9 +18,9 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..models.memory import packaged_name_genders
-from ..nn.memory.mention_memory import GENDER
+from ..nn.memory.mention_memory import GENDER, IS_PERSONAL_GENDER
 from ..nn.pair_head import PairHead
-from .mention_attributes import FEMININE, MASCULINE, StringIds, mention_attributes
+from .mention_attributes import StringIds, mention_attributes
 from .pronoun_features import TokenRange, query_features
 from .settings import restore_cfg
 
@@ -61,8 +61,8 @@ class PronounResolver:
     def resolve(self, doc: Doc, pronoun: TokenRange, a: TokenRange, b: TokenRange) -> Tuple[float, float]:
         """P(pronoun refers to A), P(pronoun refers to B): token ranges of an annotated doc."""
         if self.head is None:
-            raise ValueError(f"[spacy-entmem] {self.name} has no trained head: train one (entmem "
-                             "train-pronoun-resolver) or load a pipeline that has one")
+            raise ValueError(f"[spacy-entmem] {self.name} has no trained head: train one (python -m "
+                             "spacy_entmem.maintainer add-pronoun-resolver) or load a pipeline that has one")
         rows = query_features(doc, pronoun, a, b)
         if rows.shape[1] != self.head.input_width:
             raise ValueError(f"[spacy-entmem] {self.name} was trained on {self.head.input_width} features, the doc "
@@ -128,7 +128,7 @@ class PronounResolver:
 def gender_disagreements(doc: Doc, pronoun: TokenRange, candidates: Sequence[TokenRange]) -> numpy.ndarray:
     """(len(candidates),) bool: the candidate has a masculine / feminine cue and the pronoun the other gender."""
     genders = mention_attributes(doc, [pronoun, *candidates], StringIds(), packaged_name_genders())[:, GENDER]
-    gendered = numpy.isin(genders, (MASCULINE, FEMININE))
+    gendered = IS_PERSONAL_GENDER[genders]
     return gendered[0] & gendered[1:] & (genders[1:] != genders[0])
 
 
