@@ -2,12 +2,13 @@
 
     python benchmarks/speed.py [--model default] [--texts ../shared/data/gap/gap-test.tsv] [--repeats 3]
                                [--also-unpruned] [--decisions-from JSON] [--pruning-bound 2.0]
-                               [--mention-scheme gum]
+                               [--mention-scheme gum] [--beam-width 8] [--also-beam-width 8]
 
 ``--texts`` is a GAP TSV or a ``.spacy`` corpus (its documents' texts, e.g. corpus/litbank/test.spacy for long
 documents). ``--also-unpruned`` adds our pipeline with ``pruning_bound`` null to the rounds (and its ratio).
 ``--decisions-from`` sets the decision settings of a coref-evaluate JSON on ours (a pipeline that is not the
-shipped one), ``--pruning-bound`` its ``pruning_bound``.
+shipped one), ``--pruning-bound`` its ``pruning_bound``, ``--beam-width`` its ``beam_width``. ``--also-beam-width N``
+adds our pipeline with ``beam_width`` N to the rounds (and its ratios to ours and to en_core_web_sm).
 
 Prints words/s (best of the repeats) of en_core_web_sm with all its components, of its tok2vec alone, and of
 ours, the ratios of ours to both (the ratios are what to compare across machines), and ours per component
@@ -59,6 +60,8 @@ def main() -> None:
     parser.add_argument("--decisions-from", default=None, help="a coref-evaluate JSON whose settings ours takes")
     parser.add_argument("--pruning-bound", type=float, default=None, help="set ours' pruning_bound")
     parser.add_argument("--mention-scheme", default=None, help="load ours with this mention scheme (litbank, gum)")
+    parser.add_argument("--beam-width", type=int, default=None, help="set ours' beam_width")
+    parser.add_argument("--also-beam-width", type=int, default=None, help="also time ours with this beam_width")
     args = parser.parse_args()
     texts = read_texts(args.texts)
     ours = load_ours(args)
@@ -70,6 +73,10 @@ def main() -> None:
         unpruned = load_ours(args)
         unpruned.get_pipe("entity_memory").cfg["pruning_bound"] = None
         pipelines["entmem_unpruned"] = unpruned
+    if args.also_beam_width:
+        beam = load_ours(args)
+        beam.get_pipe("entity_memory").cfg["beam_width"] = args.also_beam_width
+        pipelines["entmem_beam"] = beam
     for nlp in pipelines.values():
         timed_pass(nlp, texts[:50], args.batch_size)  # warm up
     rounds = [{name: timed_pass(nlp, texts, args.batch_size) for name, nlp in pipelines.items()}
@@ -86,6 +93,12 @@ def main() -> None:
         result["rounds_ratio_to_unpruned_cpu"] = [round(r["entmem"][1] / r["entmem_unpruned"][1], 3) for r in rounds]
         result["rounds_ratio_unpruned_to_sm_cpu"] = [round(r["entmem_unpruned"][1] / r["en_core_web_sm"][1], 3)
                                                      for r in rounds]
+    if args.also_beam_width:
+        result["beam_width"] = args.also_beam_width
+        result["ratio_beam_to_entmem"] = round(result["entmem_beam_wps"] / result["entmem_wps"], 3)
+        result["rounds_ratio_beam_to_entmem_cpu"] = [round(r["entmem_beam"][1] / r["entmem"][1], 3) for r in rounds]
+        result["rounds_ratio_beam_to_sm_cpu"] = [round(r["entmem_beam"][1] / r["en_core_web_sm"][1], 3)
+                                                 for r in rounds]
     result["entmem_share_by_component"] = component_shares(ours, texts, args.batch_size)
     print(json.dumps(result, indent=2))
 
@@ -102,6 +115,8 @@ def load_ours(args):
             apply_decisions(nlp, json.load(f))
     if args.pruning_bound is not None:
         nlp.get_pipe("entity_memory").cfg["pruning_bound"] = args.pruning_bound
+    if args.beam_width is not None:
+        nlp.get_pipe("entity_memory").cfg["beam_width"] = args.beam_width
     return nlp
 
 

@@ -93,6 +93,7 @@ DECISION_SETTINGS = {
     "noun_number_agreement": ("entity_memory", "noun_number_agreement"),
     "narrator_continuity": ("entity_memory", "narrator_continuity"),
     "pruning_bound": ("entity_memory", "pruning_bound"),
+    "beam_width": ("entity_memory", "beam_width"),
     "finder_threshold": ("span_finder", "threshold"),
     "finder_max_per_token": ("span_finder", "max_per_token"),
     "finder_name_ends": ("span_finder", "propose_name_ends"),

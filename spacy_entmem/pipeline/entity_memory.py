@@ -9,7 +9,7 @@ import srsly
 from spacy import util
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
-from spacy.tokens import Doc, SpanGroup
+from spacy.tokens import Doc, Span, SpanGroup
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
 from thinc.api import Config, Model, Optimizer
@@ -87,6 +87,7 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
         "pronoun_agreement": [],
         "name_agreement": False,
         "pruning_bound": None,
+        "beam_width": 1,
         "scorer": {"@scorers": "spacy_entmem.entity_memory_scorer.v1"},
     },
     default_score_weights={"gap_f1": 0.5, "coref_f": 0.5},
@@ -99,7 +100,7 @@ def make_entity_memory(
     scorer: Optional[Callable], disabled_pair_features: List[str] = [],  # noqa: B006 (spaCy config default)
     name_genders: bool = False, pronoun_agreement: List[str] = [],  # noqa: B006 (spaCy config default)
     name_agreement: bool = False, animacy_agreement: bool = False, pruning_bound: Optional[float] = None,
-    narrator_continuity: bool = False, noun_number_agreement: bool = False,
+    narrator_continuity: bool = False, noun_number_agreement: bool = False, beam_width: int = 1,
 ) -> "EntityMemory":
     weights = LossWeights(self_link_weight, positive_weight, negative_weight, sparsity_weight,
                           full_link_weight, full_negatives, lm_weight)
@@ -112,7 +113,7 @@ def make_entity_memory(
         disabled_pair_features=disabled_pair_features, name_genders=name_genders,
         pronoun_agreement=pronoun_agreement, name_agreement=name_agreement, animacy_agreement=animacy_agreement,
         pruning_bound=pruning_bound, narrator_continuity=narrator_continuity,
-        noun_number_agreement=noun_number_agreement,
+        noun_number_agreement=noun_number_agreement, beam_width=beam_width,
     )
 
 
@@ -177,6 +178,13 @@ def check_pruning_bound(bound: Any) -> None:
                          f"number, got {bound!r}")
 
 
+def check_beam_width(width: Any) -> None:
+    """``beam_width`` is a whole number ≥ 1 (1: greedy decoding)."""
+    if isinstance(width, bool) or not isinstance(width, int) or width < 1:
+        raise ValueError(f"[spacy-entmem] invalid entity_memory config: beam_width must be a whole number >= 1 "
+                         f"(1: greedy), got {width!r}")
+
+
 def pair_feature_indices(names: Iterable[str]) -> tuple:
     from ..nn.memory.mention_memory import PAIR_FEATURE_NAMES
 
@@ -202,7 +210,7 @@ class EntityMemory(TrainablePipe):
         disabled_pair_features: Iterable[str] = (), name_genders: bool = False,
         pronoun_agreement: Iterable[str] = (), name_agreement: bool = False, animacy_agreement: bool = False,
         pruning_bound: Optional[float] = None, narrator_continuity: bool = False,
-        noun_number_agreement: bool = False,
+        noun_number_agreement: bool = False, beam_width: int = 1,
     ):
         weights = weights or LossWeights()
         _check_config(cluster_prefix, mentions_key, entity_threshold, weights, temperature_halving_examples,
@@ -219,6 +227,7 @@ class EntityMemory(TrainablePipe):
         check_pair_feature_names(disabled_pair_features)
         agreement_indices(pronoun_agreement)
         check_pruning_bound(pruning_bound)
+        check_beam_width(beam_width)
         register_extensions()
         self._negatives_rng = numpy.random.default_rng(0)
         self.vocab = vocab
@@ -246,6 +255,7 @@ class EntityMemory(TrainablePipe):
             "narrator_continuity": bool(narrator_continuity),
             "noun_number_agreement": bool(noun_number_agreement),
             "pruning_bound": pruning_bound,
+            "beam_width": beam_width,
             "examples_seen": 0,
         }
 
@@ -333,6 +343,9 @@ class EntityMemory(TrainablePipe):
         bound = self.cfg.get("pruning_bound")
         check_pruning_bound(bound)
         module.pruning_bound = None if bound is None else float(bound)
+        width = self.cfg.get("beam_width", 1)
+        check_beam_width(width)
+        module.beam_width = width
 
     def set_annotations(self, docs: Iterable[Doc], logs: List[MemoryLog]) -> None:
         prefix = self.cfg["cluster_prefix"]
@@ -351,12 +364,12 @@ class EntityMemory(TrainablePipe):
             else:
                 mentions = decode_mentions(log["action"], log["cell"])
             doc.spans[self.cfg["mentions_key"]] = SpanGroup(
-                doc, name=self.cfg["mentions_key"], spans=[doc[s:e] for s, e, _ in mentions],
+                doc, name=self.cfg["mentions_key"], spans=[Span(doc, s, e) for s, e, _ in mentions],
                 attrs={ROLE: "mentions"},
             )
             clusters = [c for c in group_clusters(mentions) if len(c) > 1]
             for index, cluster in enumerate(clusters, start=1):
-                spans = [doc[s:e] for s, e in cluster]
+                spans = [Span(doc, s, e) for s, e in cluster]
                 key = f"{prefix}_{index}"
                 doc.spans[key] = SpanGroup(
                     doc, name=key, spans=spans, attrs={ROLE: "cluster", "index": index, "main": choose_main(spans)}

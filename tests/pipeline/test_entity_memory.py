@@ -59,6 +59,7 @@ def test_invalid_model_config_is_a_clear_error(model_config, message):
         ({"mentions_key": "coref_clusters_3"}, "would clash"),
         ({"temperature_halving_examples": 0}, "temperature_halving_examples must be >= 1"),
         ({"pruning_bound": "high"}, "pruning_bound"),
+        ({"beam_width": 0}, "beam_width must be a whole number >= 1"),
     ],
 )
 def test_invalid_component_config_is_a_clear_error(config, message):

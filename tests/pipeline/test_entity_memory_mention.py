@@ -376,3 +376,29 @@ def test_another_mention_schemes_finder_and_memory_are_added_off_and_checked(men
     result = CliRunner().invoke(maintainer_app, ["add-mention-scheme", str(source), "--target", str(target),
                                                  "--scheme", "litbank"])
     assert result.exit_code == 1 and "ship-default" in result.output
+
+
+def test_a_beam_reaches_the_memory_and_its_clusters_are_its_log(mention_nlp, litbank_piece):  # noqa: F811
+    from spacy_entmem.models.memory import torch_memory
+    from spacy_entmem.pipeline.memory_log import decode_span_mentions, group_clusters
+
+    memory = mention_nlp.get_pipe("entity_memory")
+    greedy = _with_gold_candidates(mention_nlp, litbank_piece)
+    seen = []
+    module = torch_memory(memory.model)
+    read = module.read_memory
+    module.read_memory = lambda *args, **kwargs: seen.append(module.beam_width) or read(*args, **kwargs)
+    try:
+        memory.cfg["beam_width"] = 4
+        doc = _with_gold_candidates(mention_nlp, litbank_piece)
+        memory.cfg["beam_width"] = 1.5
+        with pytest.raises(ValueError, match="beam_width must be a whole number >= 1"):
+            _with_gold_candidates(mention_nlp, litbank_piece)
+    finally:
+        memory.cfg["beam_width"] = 1
+        del module.read_memory
+    assert seen == [4]
+    log = doc._.entity_memory_log
+    assert log["action"].shape == greedy._.entity_memory_log["action"].shape
+    mentions = decode_span_mentions(log["action"], log["cell"], log["spans"])
+    assert _clusters(doc) == sorted(sorted(c) for c in group_clusters(mentions) if len(c) > 1)

@@ -75,6 +75,28 @@ def test_candidates_never_cross_a_sentence_end_or_a_line_break():
     assert all(e <= 3 or s >= 3 for s, e in ((x.start, x.end) for x in sentenced.spans["mention_candidates"]))
 
 
+def test_segment_ids_split_at_sentence_ends_and_line_breaks():
+    from spacy_entmem.pipeline.span_proposals import mention_segments
+
+    nlp = spacy.blank("en")
+    doc = nlp.make_doc("Anna came . She\n\nsaw Bob !  Yes")
+    #        Anna came .  She \n\n saw Bob !  ' '  Yes
+    assert mention_segments(doc).tolist() == [0, 0, 0, 1, -1, 2, 2, 2, -1, 4]
+    assert mention_segments(nlp.make_doc("")).tolist() == [] and mention_segments(nlp.make_doc("Hi")).tolist() == [0]
+    sentenced = nlp.make_doc("Anna saw Bob . he left")  # a doc's own boundaries replace the punctuation rule
+    for token in sentenced:
+        token.is_sent_start = token.i in (0, 2)
+    assert mention_segments(sentenced).tolist() == [0, 0, 1, 1, 1, 1]
+
+
+def test_capitalised_runs_end_at_their_last_word():
+    from spacy_entmem.pipeline.span_proposals import capitalised_run_ends
+
+    titled = numpy.array([True, True, False, True, True, True, False, True])
+    assert capitalised_run_ends(titled).tolist() == [1, 1, 2, 5, 5, 5, 6, 7]
+    assert capitalised_run_ends(numpy.zeros(0, dtype=bool)).tolist() == []
+
+
 def test_personal_pronouns_are_always_candidates_unless_switched_off():
     nlp = spacy.blank("en")
     finder = _finder(nlp, threshold=0.5, max_length=4)

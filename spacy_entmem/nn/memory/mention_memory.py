@@ -109,6 +109,25 @@ class CellState:
     def used(self) -> numpy.ndarray:
         return self.entity >= 0
 
+    def select(self, rows: numpy.ndarray) -> "CellState":
+        """A state whose row k is a copy of row ``rows[k]`` of this one (beam search: each kept reading
+        continues from its parent). A row taken more than once gets its own string sets; this state is not
+        to be used afterwards (its string sets pass to the first row that takes them)."""
+        out = CellState.__new__(CellState)
+        for name, value in vars(self).items():
+            if isinstance(value, numpy.ndarray):
+                setattr(out, name, value[rows])
+        out.strings, out.cells_with, taken = [], [], set()
+        for row in rows.tolist():
+            strings, cells_with = self.strings[row], self.cells_with[row]
+            if row in taken:
+                strings = [set(cell) for cell in strings]
+                cells_with = {key: set(cells) for key, cells in cells_with.items()}
+            taken.add(row)
+            out.strings.append(strings)
+            out.cells_with.append(cells_with)
+        return out
+
     def least_used(self) -> numpy.ndarray:
         """(B,) the cell a new entity takes: an empty one (lowest index) or else the least used."""
         return numpy.argmin(numpy.where(self.used, self.usage, -1.0), axis=1)
@@ -329,6 +348,8 @@ class MentionMemory(nn.Module):
         # at inference: candidates that IGNORE would beat even if a cell scored ``pruning_bound`` are left
         # out of the loop (None: every candidate is read; see ``pruned_candidates``)
         self.pruning_bound: Optional[float] = None
+        # at inference: how many readings of each document beam search keeps (1: greedy; see ``beam``)
+        self.beam_width = 1
 
     @property
     def device(self) -> torch.device:
@@ -403,6 +424,12 @@ class MentionMemory(nn.Module):
 
     def read_memory(self, g, sim_token, mention_score, new_score, spans, attrs, n_spans, clusters,
                     partial=None) -> MemoryOutput:
+        if clusters is None and self.beam_width > 1 and self.forced_actions is None \
+                and not self.record_decision_scores and not self.training:
+            from .beam import read_memory_beam
+
+            return read_memory_beam(self, g, sim_token, mention_score, new_score, spans, attrs, n_spans,
+                                    self.beam_width)
         B, M, H = g.shape
         N = self.n_cells
         active_mask = token_mask(n_spans, M)
