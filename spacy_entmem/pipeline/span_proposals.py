@@ -117,26 +117,22 @@ def title_words(doc: Doc) -> numpy.ndarray:
 def name_run_pairs(doc: Doc, starts: numpy.ndarray, segment: numpy.ndarray) -> numpy.ndarray:
     """(K, 2) int64 (start, inclusive end): each start at a capitalised alphabetic word followed by more of
     them in its segment, paired with the last word of that run ("Alan Turing studied" → (0, 1))."""
-    titled = title_words(doc)
-    pairs = []
-    for start in starts.tolist():
-        end = start
-        while titled[start] and end + 1 < len(doc) and titled[end + 1] and segment[end + 1] == segment[start]:
-            end += 1
-        if end > start:
-            pairs.append((start, end))
-    return numpy.asarray(pairs, dtype="int64").reshape(-1, 2)
+    ends = capitalised_run_ends(title_words(doc), segment)[starts]
+    longer = ends > starts
+    return numpy.stack([starts[longer], ends[longer]], axis=1).astype("int64").reshape(-1, 2)
 
 
 CLAUSE_VERBS = frozenset("was were is are be been being had has have did does do said says will would could "
                          "should may might can must shall went came took made told asked".split())
 
 
-def capitalised_run_ends(titled: numpy.ndarray) -> numpy.ndarray:
+def capitalised_run_ends(titled: numpy.ndarray, segment: Optional[numpy.ndarray] = None) -> numpy.ndarray:
     """(len(titled),) for each token, the last token of the run of ``titled`` words that continues from it
-    (itself where the next word is not titled)."""
+    (itself where it or the next word is not titled); with ``segment``, a run also stops at a segment end."""
     linked = numpy.zeros(len(titled), dtype=bool)
     linked[:-1] = titled[:-1] & titled[1:]
+    if segment is not None:
+        linked[:-1] &= segment[:-1] == segment[1:]
     stops = numpy.where(linked, len(titled), numpy.arange(len(titled)))
     return numpy.minimum.accumulate(stops[::-1])[::-1]
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, List
 import numpy
 import torch
 
-from .mention_memory import COREF, IGNORE, CellState, Decision
+from .mention_memory import IGNORE, CellState, decide
 from .outputs import MemoryOutput, token_mask
 
 if TYPE_CHECKING:
@@ -43,13 +43,8 @@ def step_scores(memory: "MentionMemory", log_p: torch.Tensor, state: CellState, 
     """(R, N + 2) float64 what each action adds to a reading's score: log p plus the decision offsets; −inf
     for empty cells, cells a constraint forbids, and every action but the ``forced`` one (≥ 0) where a rule
     decides; a finished document (not ``active``) can only IGNORE, at no cost."""
-    scores = log_p.detach().cpu().numpy().astype("float64")
-    scores[:, IGNORE] += memory.ignore_bias
-    scores[:, 1] += memory.new_entity_bias
-    cells = scores[:, 2:]
-    cells[~state.used] = -numpy.inf
-    if disagree is not None:
-        cells[disagree] = -numpy.inf
+    scores = memory.decision_scores(log_p, disagree, dtype="float64")
+    scores[:, 2:][~state.used] = -numpy.inf
     ruled = numpy.flatnonzero(forced >= 0)
     if len(ruled):
         kept = scores[ruled, forced[ruled]]
@@ -57,7 +52,7 @@ def step_scores(memory: "MentionMemory", log_p: torch.Tensor, state: CellState, 
         scores[ruled, forced[ruled]] = kept
     scores[~active] = -numpy.inf
     scores[~active, IGNORE] = 0.0
-    return numpy.where(numpy.isnan(scores), -numpy.inf, scores)
+    return scores
 
 
 def best_children(beam: numpy.ndarray, scores: numpy.ndarray) -> tuple:
@@ -114,8 +109,7 @@ def read_memory_beam(memory: "MentionMemory", g: torch.Tensor, sim_token: torch.
         state = state.select(rows)
         rows_t = memory._tensor(rows)
         cells_memory, memory_part = cells_memory.index_select(0, rows_t), memory_part.index_select(0, rows_t)
-        decision = Decision(numpy.minimum(columns, COREF).astype("int64"),
-                            numpy.where(columns >= 2, columns - 2, state.least_used()).astype("int64"))
+        decision = decide(columns, state)
         cells_memory, memory_part = memory._update(cells_memory, memory_part, g_t, decision, active[:, t])
         state.apply(decision.action, decision.cell, attrs_t, spans_t[:, 1], memory.usage_decay, active[:, t])
         ignored = decision.action == IGNORE

@@ -281,8 +281,14 @@ def choose(scores: numpy.ndarray, state: CellState, forced: Optional[numpy.ndarr
     best = scores.argmax(axis=1)
     if forced is not None:
         best = numpy.where(forced >= 0, forced, best)
-    return Decision(numpy.minimum(best, COREF).astype("int64"),
-                    numpy.where(best >= 2, best - 2, state.least_used()).astype("int64"), scores)
+    return decide(best, state, scores)
+
+
+def decide(columns: numpy.ndarray, state: CellState, scores: Optional[numpy.ndarray] = None) -> Decision:
+    """The decisions of the action columns (B,) [IGNORE, OVERWRITE, COREF 1..N]: a new entity takes the
+    least-used cell."""
+    return Decision(numpy.minimum(columns, COREF).astype("int64"),
+                    numpy.where(columns >= 2, columns - 2, state.least_used()).astype("int64"), scores)
 
 
 def action_index(actions: numpy.ndarray, cells: numpy.ndarray) -> numpy.ndarray:
@@ -496,12 +502,18 @@ class MentionMemory(nn.Module):
         """The argmax action after the inference offsets (ties go to the lowest index), or the ``forced``
         action index (B,) where it is ≥ 0. Cells in ``disagree`` (B, N) cannot be joined: their scores are
         −inf; the decision changes, the logged probabilities do not."""
-        scores = log_p.cpu().numpy().copy()
-        scores[:, IGNORE] += numpy.float32(self.ignore_bias)
-        scores[:, OVERWRITE] += numpy.float32(self.new_entity_bias)
+        return choose(self.decision_scores(log_p, disagree), state, forced)
+
+    def decision_scores(self, log_p: torch.Tensor, disagree: Optional[numpy.ndarray] = None,
+                        dtype: Optional[str] = None) -> numpy.ndarray:
+        """(B, N + 2) what the decision maximises: log p plus the inference offsets on IGNORE and OVERWRITE,
+        −inf on the cells in ``disagree`` (B, N); a new array, of ``dtype`` if given (else log p's)."""
+        scores = numpy.array(log_p.detach().cpu().numpy(), dtype=dtype, copy=True)
+        scores[:, IGNORE] += scores.dtype.type(self.ignore_bias)
+        scores[:, OVERWRITE] += scores.dtype.type(self.new_entity_bias)
         if disagree is not None:
             scores[:, 2:][disagree] = -numpy.inf
-        return choose(scores, state, forced)
+        return scores
 
     def projected_feature_table(self) -> torch.Tensor:
         """(Σ sizes, mlp_width): each feature category's embedding times its block of the similarity MLP's
