@@ -23,11 +23,10 @@ def worker_pipeline(model: str, mention_scheme: Optional[str] = None):
     """The pipeline ``model`` (with the finder of ``mention_scheme``) in this worker process, loaded on first
     use."""
     if (model, mention_scheme) not in _PIPELINES:
-        import torch
-
         from ..cli import load_pipeline
+        from ..nn import use_one_thread
 
-        torch.set_num_threads(1)  # one single-threaded worker per core
+        use_one_thread()  # one single-threaded worker per core
         _PIPELINES[model, mention_scheme] = load_pipeline(model, mention_scheme)
     return _PIPELINES[model, mention_scheme]
 
