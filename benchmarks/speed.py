@@ -85,7 +85,9 @@ def main() -> None:
         beam.get_pipe("entity_memory").cfg["beam_width"] = args.also_beam_width
         pipelines["entmem_beam"] = beam
     if args.also_blis:
-        pipelines["entmem_blis"] = use_blis(load_ours(args))
+        from spacy_entmem.pipeline.numpy_blas import set_blis
+
+        pipelines["entmem_blis"] = set_blis(load_ours(args), True)
     if args.also_reference_numpy_blas:
         from spacy_entmem.pipeline.numpy_blas import use_numpy_blas
 
@@ -145,18 +147,6 @@ def load_ours(args):
         nlp.get_pipe("entity_memory").cfg["pruning_bound"] = args.pruning_bound
     if args.beam_width is not None:
         nlp.get_pipe("entity_memory").cfg["beam_width"] = args.beam_width
-    return nlp
-
-
-def use_blis(nlp):
-    """``nlp`` with the thinc layers that multiply with numpy's BLAS switched back to BLIS (thinc's default)."""
-    from thinc.api import NumpyOps
-
-    ops = NumpyOps(use_blis=True)
-    for _, component in nlp.components:
-        for node in component.model.walk() if hasattr(getattr(component, "model", None), "walk") else ():
-            if type(node.ops) is NumpyOps and not node.ops.use_blis:
-                node.ops = ops
     return nlp
 
 

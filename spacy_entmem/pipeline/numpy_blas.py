@@ -22,12 +22,18 @@ def make_numpy_blas() -> Callable[[Language], Language]:
 def use_numpy_blas(nlp: Language) -> Language:
     """``nlp`` with every thinc layer of its components that multiplies with BLIS switched to numpy's BLAS
     (disabled components included; the results differ only by float rounding)."""
-    ops = NumpyOps(use_blis=False)
+    return set_blis(nlp, False)
+
+
+def set_blis(nlp: Language, use_blis: bool) -> Language:
+    """``nlp`` with the thinc layers of its components on ``NumpyOps`` multiplying with BLIS (``use_blis``) or
+    numpy's BLAS; layers on other ops are left as they are."""
+    ops = NumpyOps(use_blis=use_blis)
     for _, component in nlp.components:
         model = getattr(component, "model", None)
         if not isinstance(model, Model):
             continue
         for node in model.walk():
-            if type(node.ops) is NumpyOps and node.ops.use_blis:
+            if type(node.ops) is NumpyOps and node.ops.use_blis != use_blis:
                 node.ops = ops
     return nlp

@@ -155,7 +155,13 @@ def cut_name_clauses(doc: Doc, pairs: numpy.ndarray) -> numpy.ndarray:
     return numpy.unique(out, axis=0)
 
 
-PRONOUN_HASHES = numpy.asarray(sorted(hash_string(word) for word in PRONOUNS), dtype="uint64")
+def word_hashes(words: Iterable[str]) -> numpy.ndarray:
+    """The words' string hashes, as ``doc.to_array([LOWER])`` holds them (for ``numpy.isin``)."""
+    return numpy.asarray(sorted(hash_string(word) for word in words), dtype="uint64")
+
+
+PRONOUN_HASHES = word_hashes(PRONOUNS)
+PRONOUN_START_HASHES, PRONOUN_END_HASHES = word_hashes(PRONOUN_STARTS), word_hashes(PRONOUN_ENDS)
 
 
 def pronoun_tokens(doc: Doc) -> numpy.ndarray:
@@ -172,11 +178,10 @@ def pronoun_bounded(doc: Doc, pairs: numpy.ndarray) -> numpy.ndarray:
     lower, upper, length = doc.to_array([LOWER, IS_UPPER, LENGTH]).reshape(-1, 3).T
     pronoun = ~((upper == 1) & (length > 1))
 
-    def flags(words: frozenset) -> numpy.ndarray:
-        return numpy.isin(lower, [hash_string(word) for word in words]) & pronoun
-
     starts, ends = pairs[:, 0], pairs[:, 1]
-    return (ends > starts) & (flags(PRONOUN_STARTS)[starts] | flags(PRONOUN_ENDS)[ends])
+    begins = numpy.isin(lower[starts], PRONOUN_START_HASHES) & pronoun[starts]
+    finishes = numpy.isin(lower[ends], PRONOUN_END_HASHES) & pronoun[ends]
+    return (ends > starts) & (begins | finishes)
 
 
 def lexeme_flags(doc: Doc, test: Callable[[Lexeme], bool]) -> numpy.ndarray:

@@ -4,7 +4,7 @@ from thinc.api import NumpyOps
 
 import spacy_entmem
 from spacy_entmem.batch.outputs import doc_record
-from spacy_entmem.pipeline.numpy_blas import use_numpy_blas
+from spacy_entmem.pipeline.numpy_blas import set_blis, use_numpy_blas
 
 from ..test_default_pipeline import SAMPLES
 
@@ -34,6 +34,8 @@ def test_the_callback_switches_blis_layers_to_numpy_and_leaves_other_ops_alone()
     assert use_numpy_blas(nlp) is nlp
     assert _ops_of(nlp, "tagger") == {(NumpyOps, False)}
     assert nlp.get_pipe("tok2vec").model.ops is foreign
+    assert set_blis(nlp, True) is nlp  # and back
+    assert _ops_of(nlp, "tagger") == {(NumpyOps, True)} and nlp.get_pipe("tok2vec").model.ops is foreign
 
 
 def test_numpy_products_match_blis_up_to_rounding():

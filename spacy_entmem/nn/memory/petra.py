@@ -69,10 +69,9 @@ def encode_left_to_right(encoder: nn.GRU, X: torch.Tensor, lengths: torch.Tensor
     call (a no-op on CPU)."""
     encoder.flatten_parameters()
     B, T = X.shape[:2]
-    real = token_mask(lengths, T).unsqueeze(-1)
     if torch.is_grad_enabled():
         h = torch.cat([piece for _, piece in _gru_chunks(encoder, X, chunk)], dim=1)
-        return h * real.to(h.dtype)
+        return h * token_mask(lengths, T).unsqueeze(-1).to(h.dtype)
     h = X.new_zeros(B, T, encoder.hidden_size)
     for start, rows, piece in _packed_gru_chunks(encoder, X, lengths.cpu(), chunk):
         h[rows, start: start + piece.shape[1]] = piece
