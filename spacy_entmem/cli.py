@@ -614,7 +614,8 @@ def annotate(
                                           "or a folder of .spacy shards; without it the clusters are printed"),
     output_format: str = typer.Option("", "--format", help="jsonl, conll or spacy (default: from --output)"),
     pattern: str = typer.Option("**/*.txt", help="Files taken from a folder"),
-    batch_size: int = typer.Option(16, help="Documents per batch"),
+    batch_size: int = typer.Option(64, help="Documents per batch (the memory also caps a batch's padded "
+                                            "candidates: long documents are read a few at a time)"),
     n_process: int = typer.Option(1, help="Worker processes on this machine (local cluster size with --engine dask)"),
     max_length: int = typer.Option(0, help="Longest document in characters; 0: no limit"),
     shard_size: int = typer.Option(1000, help="Documents per .spacy shard"),

@@ -2,7 +2,7 @@
 import math
 import re
 from itertools import islice
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import numpy
 import srsly
@@ -54,6 +54,7 @@ window_size = 1
 maxout_pieces = 3
 """
 DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
+DEFAULT_MAX_BATCH_STEPS = 8192  # padded steps per memory batch (LitBank novels: 276 MB peak at batch size 64)
 
 
 @Language.factory(
@@ -88,6 +89,7 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
         "name_agreement": False,
         "pruning_bound": None,
         "beam_width": 1,
+        "max_batch_steps": DEFAULT_MAX_BATCH_STEPS,
         "scorer": {"@scorers": "spacy_entmem.entity_memory_scorer.v1"},
     },
     default_score_weights={"gap_f1": 0.5, "coref_f": 0.5},
@@ -101,6 +103,7 @@ def make_entity_memory(
     name_genders: bool = False, pronoun_agreement: List[str] = [],  # noqa: B006 (spaCy config default)
     name_agreement: bool = False, animacy_agreement: bool = False, pruning_bound: Optional[float] = None,
     narrator_continuity: bool = False, noun_number_agreement: bool = False, beam_width: int = 1,
+    max_batch_steps: Optional[int] = None,
 ) -> "EntityMemory":
     weights = LossWeights(self_link_weight, positive_weight, negative_weight, sparsity_weight,
                           full_link_weight, full_negatives, lm_weight)
@@ -113,7 +116,7 @@ def make_entity_memory(
         disabled_pair_features=disabled_pair_features, name_genders=name_genders,
         pronoun_agreement=pronoun_agreement, name_agreement=name_agreement, animacy_agreement=animacy_agreement,
         pruning_bound=pruning_bound, narrator_continuity=narrator_continuity,
-        noun_number_agreement=noun_number_agreement, beam_width=beam_width,
+        noun_number_agreement=noun_number_agreement, beam_width=beam_width, max_batch_steps=max_batch_steps,
     )
 
 
@@ -185,6 +188,46 @@ def check_beam_width(width: Any) -> None:
                          f"(1: greedy), got {width!r}")
 
 
+def check_max_batch_steps(steps: Any) -> None:
+    """``max_batch_steps`` is null (``batch_size`` alone bounds a batch) or a whole number >= 1."""
+    if steps is not None and (isinstance(steps, bool) or not isinstance(steps, int) or steps < 1):
+        raise ValueError(f"[spacy-entmem] invalid entity_memory config: max_batch_steps must be null or a whole "
+                         f"number >= 1 (documents x their longest candidate list per batch), got {steps!r}")
+
+
+def read_windows(stream: Iterable[Doc], steps: Callable[[Doc], int], max_docs: int,
+                 max_steps: Optional[int]) -> Iterator[Tuple[List[Doc], List[int]]]:
+    """The stream in consecutive windows of at most ``max_docs`` documents, each closed as soon as its steps
+    reach ``max_steps`` (if given); each window with its documents' step counts."""
+    docs: List[Doc] = []
+    lengths: List[int] = []
+    for doc in stream:
+        docs.append(doc)
+        lengths.append(steps(doc))
+        if len(docs) >= max_docs or (max_steps is not None and sum(lengths) >= max_steps):
+            yield docs, lengths
+            docs, lengths = [], []
+    if docs:
+        yield docs, lengths
+
+
+def length_batches(sorted_lengths: Sequence[int], max_docs: int, max_steps: Optional[int]) -> List[List[int]]:
+    """Positions of documents sorted by length (shortest first) cut into consecutive batches of at most
+    ``max_docs`` documents whose padded size (documents × the batch's longest) is at most ``max_steps`` (if
+    given); a document longer than ``max_steps`` is a batch of its own."""
+    batches: List[List[int]] = []
+    current: List[int] = []
+    for position, length in enumerate(sorted_lengths):
+        full = len(current) >= max_docs or (max_steps is not None and (len(current) + 1) * length > max_steps)
+        if current and full:
+            batches.append(current)
+            current = []
+        current.append(position)
+    if current:
+        batches.append(current)
+    return batches
+
+
 def pair_feature_indices(names: Iterable[str]) -> tuple:
     from ..nn.memory.mention_memory import PAIR_FEATURE_NAMES
 
@@ -210,7 +253,7 @@ class EntityMemory(TrainablePipe):
         disabled_pair_features: Iterable[str] = (), name_genders: bool = False,
         pronoun_agreement: Iterable[str] = (), name_agreement: bool = False, animacy_agreement: bool = False,
         pruning_bound: Optional[float] = None, narrator_continuity: bool = False,
-        noun_number_agreement: bool = False, beam_width: int = 1,
+        noun_number_agreement: bool = False, beam_width: int = 1, max_batch_steps: Optional[int] = None,
     ):
         weights = weights or LossWeights()
         _check_config(cluster_prefix, mentions_key, entity_threshold, weights, temperature_halving_examples,
@@ -228,6 +271,7 @@ class EntityMemory(TrainablePipe):
         agreement_indices(pronoun_agreement)
         check_pruning_bound(pruning_bound)
         check_beam_width(beam_width)
+        check_max_batch_steps(max_batch_steps)
         register_extensions()
         self._negatives_rng = numpy.random.default_rng(0)
         self.vocab = vocab
@@ -256,6 +300,7 @@ class EntityMemory(TrainablePipe):
             "noun_number_agreement": bool(noun_number_agreement),
             "pruning_bound": pruning_bound,
             "beam_width": beam_width,
+            "max_batch_steps": max_batch_steps,
             "examples_seen": 0,
         }
 
@@ -264,15 +309,23 @@ class EntityMemory(TrainablePipe):
         """As ``TrainablePipe.pipe``, but the documents of a window of ``SORT_WINDOW`` batches reach the memory
         in batches of similar length (candidates for a span model, tokens otherwise) and come out in their
         input order. A padded batch's steps are mostly padding otherwise (69 % on GAP at batch size 64); each
-        document's result does not depend on its batch."""
+        document's result does not depend on its batch. A batch holds at most ``batch_size`` documents and, with
+        ``max_batch_steps``, at most that many padded steps (documents × the longest one), so many short
+        documents share a batch while long ones are read a few at a time (a longer one alone): the memory's
+        working set stays bounded whatever ``batch_size`` is."""
         error_handler = self.get_error_handler()
         key = self.cfg["candidates_key"] if is_span_model(self.model) else None  # one model walk, not one per doc
-        for window in util.minibatch(stream, size=batch_size * SORT_WINDOW):
-            lengths = [len(doc.spans[key]) if key is not None and key in doc.spans else len(doc) for doc in window]
+        max_steps = self.cfg.get("max_batch_steps")
+
+        def steps(doc: Doc) -> int:
+            return len(doc.spans[key]) if key is not None and key in doc.spans else len(doc)
+
+        for window, lengths in read_windows(stream, steps, batch_size * SORT_WINDOW,
+                                            None if max_steps is None else max_steps * SORT_WINDOW):
             order = sorted(range(len(window)), key=lengths.__getitem__)
             failed = set()
-            for start in range(0, len(window), batch_size):
-                batch = order[start: start + batch_size]
+            for positions in length_batches([lengths[i] for i in order], batch_size, max_steps):
+                batch = [order[p] for p in positions]
                 docs = [window[i] for i in batch]
                 try:
                     self.set_annotations(docs, self.predict(docs))

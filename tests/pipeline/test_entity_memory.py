@@ -60,6 +60,8 @@ def test_invalid_model_config_is_a_clear_error(model_config, message):
         ({"temperature_halving_examples": 0}, "temperature_halving_examples must be >= 1"),
         ({"pruning_bound": "high"}, "pruning_bound"),
         ({"beam_width": 0}, "beam_width must be a whole number >= 1"),
+        ({"max_batch_steps": 0}, "max_batch_steps must be null or a whole number >= 1"),
+        ({"max_batch_steps": 2.5}, "max_batch_steps"),  # spaCy's own type check names it
     ],
 )
 def test_invalid_component_config_is_a_clear_error(config, message):

@@ -288,6 +288,48 @@ def test_pipe_regroups_documents_by_length_but_keeps_their_order_and_results(men
     assert any(one_by_one)
 
 
+def test_pipe_bounds_each_batch_by_padded_steps_and_keeps_order_and_results(mention_nlp, litbank_piece):  # noqa: F811
+    words = [t.text for t in litbank_piece]
+    lengths = [300, 12, 150, 40, 260, 5, 90, 200, 30]
+    docs = [mention_nlp.get_pipe("span_finder")(mention_nlp.get_pipe("tok2vec")(
+        Doc(mention_nlp.vocab, words=words[:n]))) for n in lengths]
+    memory = mention_nlp.get_pipe("entity_memory")
+    one_by_one = [_clusters(memory(doc.copy())) for doc in docs]
+    counts = [len(doc.spans[CANDIDATES_KEY]) for doc in docs]
+    budget = sorted(counts)[-2] + 1  # the longest document alone, the second longest with nothing longer
+    batches, predict = [], memory.predict
+    memory.predict = lambda batch: batches.append([len(d.spans[CANDIDATES_KEY]) for d in batch]) or predict(batch)
+    shipped, memory.cfg["max_batch_steps"] = memory.cfg["max_batch_steps"], budget
+    try:
+        piped = list(memory.pipe([doc.copy() for doc in docs], batch_size=100))
+    finally:
+        del memory.predict
+        memory.cfg["max_batch_steps"] = shipped
+    assert sorted(c for batch in batches for c in batch) == sorted(counts)  # every document read once
+    assert all(len(b) * max(b) <= budget or len(b) == 1 for b in batches)
+    assert [max(counts)] in batches and len(batches) > 2
+    assert [doc.text for doc in piped] == [doc.text for doc in docs]
+    assert [_clusters(doc) for doc in piped] == one_by_one
+
+
+def test_length_batches_cut_sorted_lengths_by_count_and_padded_size():
+    from spacy_entmem.pipeline.entity_memory import length_batches
+
+    assert length_batches([1, 2, 3, 4, 5], max_docs=2, max_steps=None) == [[0, 1], [2, 3], [4]]
+    assert length_batches([1, 2, 3, 4, 50], max_docs=10, max_steps=12) == [[0, 1, 2], [3], [4]]  # 4 x 4 > 12
+    assert length_batches([], max_docs=4, max_steps=8) == []
+    assert length_batches([20], max_docs=4, max_steps=8) == [[0]]  # too long for the budget: alone
+
+
+def test_read_windows_close_at_a_document_count_or_a_step_budget():
+    from spacy_entmem.pipeline.entity_memory import read_windows
+
+    windows = list(read_windows(iter("abcdefg"), lambda doc: 10 if doc == "c" else 1, max_docs=3, max_steps=11))
+    assert windows == [(["a", "b", "c"], [1, 1, 10]), (["d", "e", "f"], [1, 1, 1]), (["g"], [1])]
+    windows = list(read_windows(iter("abcd"), lambda doc: 6, max_docs=10, max_steps=11))
+    assert windows == [(["a", "b"], [6, 6]), (["c", "d"], [6, 6])]
+
+
 def test_pipe_error_handler_drops_only_the_failing_batch(mention_nlp, litbank_piece):  # noqa: F811
     words = [t.text for t in litbank_piece]
     docs = [mention_nlp.get_pipe("span_finder")(mention_nlp.get_pipe("tok2vec")(
