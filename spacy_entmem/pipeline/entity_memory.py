@@ -54,7 +54,7 @@ window_size = 1
 maxout_pieces = 3
 """
 DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
-DEFAULT_MAX_BATCH_STEPS = 8192  # padded steps per memory batch (LitBank novels: 276 MB peak at batch size 64)
+DEFAULT_MAX_BATCH_STEPS = 8192  # padded steps per memory batch (LitBank's ~2,000-word documents: 276 MB peak at batch size 64)
 
 
 @Language.factory(
