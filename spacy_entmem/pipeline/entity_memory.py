@@ -201,12 +201,14 @@ def read_windows(stream: Iterable[Doc], steps: Callable[[Doc], int], max_docs: i
     reach ``max_steps`` (if given); each window with its documents' step counts."""
     docs: List[Doc] = []
     lengths: List[int] = []
+    total = 0
     for doc in stream:
         docs.append(doc)
         lengths.append(steps(doc))
-        if len(docs) >= max_docs or (max_steps is not None and sum(lengths) >= max_steps):
+        total += lengths[-1]
+        if len(docs) >= max_docs or (max_steps is not None and total >= max_steps):
             yield docs, lengths
-            docs, lengths = [], []
+            docs, lengths, total = [], [], 0
     if docs:
         yield docs, lengths
 
