@@ -4,7 +4,7 @@ from pathlib import Path
 from .evaluation import scorers  # noqa: F401  (registers functions)
 from .models import contextual_listener, entity_lm, memory, static_vectors  # noqa: F401
 from .pipeline import chunked_tok2vec, entity_lm_scorer, numpy_blas, pronoun_resolver, span_proposals  # noqa: F401
-from .training import callbacks  # noqa: F401
+from .training import callbacks, widening  # noqa: F401
 from .pipeline.attributes import main_mention, register_extensions
 from .pipeline.entity_lm_scorer import EntityLMScorer
 from .pipeline.entity_memory import EntityMemory

