@@ -12,25 +12,8 @@ import json
 import tempfile
 from pathlib import Path
 
-import spacy
-from spacy.tokens import DocBin
-
 from spacy_entmem.cli import load_pipeline
 from spacy_entmem.evaluation.coref_evaluate import evaluate_corpus
-
-
-def one_corpus(paths, directory: Path) -> Path:
-    """The documents of ``paths`` in one ``.spacy`` file under ``directory`` (a single path is used as it is)."""
-    if len(paths) == 1:
-        return Path(paths[0])
-    vocab = spacy.blank("en").vocab
-    joined = DocBin(store_user_data=True)
-    for path in paths:
-        for doc in DocBin().from_disk(path).get_docs(vocab):
-            joined.add(doc)
-    out = directory / "corpus.spacy"
-    joined.to_disk(out)
-    return out
 
 
 def main() -> None:
@@ -41,10 +24,9 @@ def main() -> None:
     args = parser.parse_args()
     nlp = load_pipeline(args.model, None)
     with tempfile.TemporaryDirectory() as tmp:
-        corpus = one_corpus(args.corpora, Path(tmp))
         for width in args.widths:
             nlp.get_pipe("entity_memory").cfg["beam_width"] = width
-            scores = evaluate_corpus(nlp, corpus, Path(tmp), f"beam{width}")
+            scores = evaluate_corpus(nlp, args.corpora, Path(tmp), f"beam{width}")
             print(json.dumps({"beam_width": width, "conll_f1": round(100 * scores["coref_conll_f"], 2),
                               "lea_f1": round(100 * scores["coref_lea_f"], 2),
                               "predicted_clusters": scores["predicted_clusters"],

@@ -194,7 +194,8 @@ def _apply_settings(nlp, chosen: Dict[str, Any], setting: List[str]) -> None:
 @app.command("coref-evaluate")
 def coref_evaluate(
     model: str = typer.Argument(..., help="Pipeline directory or package ('default' for the shipped one)"),
-    corpus: Path = typer.Argument(..., exists=True, dir_okay=False, help=".spacy file with coref_clusters_N gold"),
+    corpus: List[Path] = typer.Argument(..., exists=True, dir_okay=False,
+                                        help=".spacy file(s) with coref_clusters_N gold; several are read as one corpus"),
     output_dir: Path = typer.Option(Path("metrics"), help="Where to write scores JSON and CoNLL-2012 files"),
     name: str = typer.Option("test", help="File name stem: <name>.json, <name>.gold.conll, <name>.pred.conll"),
     batch_size: int = typer.Option(4, help="nlp.pipe batch size"),

@@ -122,13 +122,12 @@ def test_memory_width_config_trains_a_fresh_memory_of_that_width_over_the_frozen
     trained, shipped = spacy.load(tmp_path / "model-last"), spacy_entmem.load_default()
     memory = torch_memory(trained.get_pipe("entity_memory").model)
     assert memory.hidden_width == 24 and memory.similarity_mlp.token_proj.out_features == 16
-    for name in ("tok2vec", "span_finder"):
-        assert trained.get_pipe(name).to_bytes(exclude=["vocab"]) == shipped.get_pipe(name).to_bytes(exclude=["vocab"])
+    assert_components_as_shipped(trained, shipped, ("tok2vec", "span_finder"))
 
 
-def _shipped_components_unchanged(trained, shipped, names=("tok2vec", "tagger", "span_finder")) -> bool:
-    return all(trained.get_pipe(name).to_bytes(exclude=["vocab"]) == shipped.get_pipe(name).to_bytes(exclude=["vocab"])
-               for name in names)
+def assert_components_as_shipped(trained, shipped, names=("tok2vec", "tagger", "span_finder")) -> None:
+    for name in names:
+        assert trained.get_pipe(name).to_bytes(exclude=["vocab"]) == shipped.get_pipe(name).to_bytes(exclude=["vocab"]), name
 
 
 def test_hybrid_transformer_config_starts_from_the_shipped_memory_and_learns_the_new_columns(mixed_corpus, tmp_path):
@@ -156,7 +155,7 @@ def test_hybrid_transformer_config_starts_from_the_shipped_memory_and_learns_the
     assert result.returncode == 0, result.stdout + result.stderr
     trained = spacy.load(tmp_path / "model-last")
     assert trained.pipe_names == ["tok2vec", "tagger", "span_finder", "transformer", "entity_memory"]
-    assert _shipped_components_unchanged(trained, shipped)
+    assert_components_as_shipped(trained, shipped)
     weights = torch_memory(trained.get_pipe("entity_memory").model).encoder.weight_ih_l0
     assert weights.shape[1] == 96 + 384
     assert bool((weights[:, 96:] != 0).any())
@@ -173,7 +172,7 @@ def test_hybrid_control_config_fine_tunes_the_shipped_memory_alone(mixed_corpus,
     assert result.returncode == 0, result.stdout + result.stderr
     trained, shipped = spacy.load(tmp_path / "model-last"), spacy.load(spacy_entmem.DEFAULT_PIPELINE)
     assert trained.pipe_names == ["tok2vec", "tagger", "span_finder", "entity_memory"]
-    assert _shipped_components_unchanged(trained, shipped)
+    assert_components_as_shipped(trained, shipped)
     before, after = (torch_memory(nlp.get_pipe("entity_memory").model).state_dict() for nlp in (shipped, trained))
     assert any(not numpy.array_equal(before[key].numpy(), after[key].numpy()) for key in before)
 

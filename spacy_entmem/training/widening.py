@@ -21,9 +21,9 @@ WIDENED_WEIGHT = "encoder.weight_ih_l0"
 def widen_state(trained: Dict[str, torch.Tensor], target: Dict[str, torch.Tensor]) -> Dict[str, torch.Tensor]:
     """``trained``'s weights in ``target``'s shapes: the encoder's input weights padded with zero columns
     on the right. Raises ValueError naming the weight where the two cannot be matched."""
-    missing = sorted(set(target) ^ set(trained))
-    if missing:
-        raise ValueError(f"[spacy-entmem] widen memory: weights {missing} are in only one of the two memories")
+    unmatched = sorted(set(target) ^ set(trained))
+    if unmatched:
+        raise ValueError(f"[spacy-entmem] widen memory: weights {unmatched} are in only one of the two memories")
     state = {}
     for key, value in target.items():
         old = trained[key]

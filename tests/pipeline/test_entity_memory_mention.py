@@ -146,6 +146,13 @@ def test_coref_evaluate_reports_the_floors_and_reuses_chosen_decisions(mention_n
     assert (reused["entity_threshold"], reused["new_entity_bias"]) == (scores["entity_threshold"],
                                                                        scores["new_entity_bias"])
     assert reused["coref_lea_f"] == pytest.approx(scores["coref_lea_f"])
+    twice = CliRunner().invoke(app, ["coref-evaluate", str(tmp_path / "model"), str(corpus), str(corpus),
+                                     "--output-dir", str(tmp_path / "out"), "--name", "twice", "--decisions-from",
+                                     str(tmp_path / "out" / "dev.json")])
+    assert twice.exit_code == 0, twice.output
+    both = json.loads((tmp_path / "out" / "twice.json").read_text())  # several files: one corpus
+    assert both["documents"] == 2 * reused["documents"] and both["gold_mentions"] == 2 * reused["gold_mentions"]
+    assert both["coref_lea_f"] == pytest.approx(reused["coref_lea_f"])
     assert reused["name_genders"] is False and reused["pronoun_agreement"] == [] and reused["name_agreement"] is False
     setting = CliRunner().invoke(app, ["coref-evaluate", str(tmp_path / "model"), str(corpus), "--output-dir",
                                        str(tmp_path / "out"), "--name", "set", "--setting", "name_genders=true",
