@@ -2,7 +2,7 @@
 from pathlib import Path
 
 from .evaluation import scorers  # noqa: F401  (registers functions)
-from .models import contextual_listener, entity_lm, memory, static_vectors  # noqa: F401
+from .models import causal_lm_features, contextual_listener, entity_lm, memory, static_vectors  # noqa: F401
 from .pipeline import chunked_tok2vec, entity_lm_scorer, numpy_blas, pronoun_resolver, span_proposals  # noqa: F401
 from .training import callbacks, widening  # noqa: F401
 from .pipeline.attributes import main_mention, register_extensions

