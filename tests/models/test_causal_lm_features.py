@@ -15,6 +15,12 @@ TEXTS = ["Marie Curie was born in Warsaw. She moved to Paris, where she met Pier
          "Alan Turing worked at Bletchley Park. Joan Clarke worked with him; she was a cryptanalyst."]
 
 
+def tiny_lm_config(tiny_lm_dir) -> dict:
+    """The layer's config over the tiny test LM, with a cache."""
+    return {"@architectures": "spacy_entmem.CausalLMFeatures.v1", "base": tiny_lm_dir, "gguf_file": "", "layer": 1,
+            "cache_tokens": 100000}
+
+
 def _features(tiny_lm_dir, **settings):
     model = build_causal_lm_features(base=tiny_lm_dir, gguf_file="", **{"layer": 1, **settings})
     return model.initialize()
@@ -65,8 +71,7 @@ def test_invalid_settings_are_named(settings, message):
 
 
 def test_a_memory_reading_tok2vec_and_lm_states_trains_and_round_trips(tiny_lm_dir, gap_validation_docs, tmp_path):
-    lm = {"@architectures": "spacy_entmem.CausalLMFeatures.v1", "base": tiny_lm_dir, "gguf_file": "", "layer": 1,
-          "cache_tokens": 100000}
+    lm = tiny_lm_config(tiny_lm_dir)
     tok2vec = {"@layers": "concatenate.v1",
                "*": {"sm": {"@architectures": "spacy.Tok2VecListener.v1", "width": 32, "upstream": "*"}, "lm": lm}}
     nlp = spacy.blank("en")
@@ -90,8 +95,7 @@ def test_settings_come_from_the_config_when_a_saved_pipeline_loads(tiny_lm_dir, 
     model's serialized attrs."""
     from spacy_entmem.models.causal_lm_features import _CACHES
 
-    lm = {"@architectures": "spacy_entmem.CausalLMFeatures.v1", "base": tiny_lm_dir, "gguf_file": "", "layer": 1,
-          "cache_tokens": 100000}
+    lm = tiny_lm_config(tiny_lm_dir)
     nlp = spacy.blank("en")
     nlp.add_pipe("tok2vec", config={"model": lm})
     nlp.initialize()

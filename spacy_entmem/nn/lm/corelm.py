@@ -33,14 +33,19 @@ from torch import nn
 from torch.nn import functional as F
 
 
+def module_at(module: nn.Module, path: str) -> Optional[nn.Module]:
+    """The submodule at a dotted attribute path ("model.norm"), or None where the model has none."""
+    for name in path.split("."):
+        module = getattr(module, name, None)
+        if module is None:
+            return None
+    return module
+
+
 def final_norm(base: nn.Module) -> nn.Module:
     """The base LM's norm after its last decoder block (Llama ``model.norm``, GPT-2 ``transformer.ln_f``, …)."""
     for path in ("model.norm", "transformer.ln_f", "gpt_neox.final_layer_norm", "model.decoder.final_layer_norm"):
-        module = base
-        for name in path.split("."):
-            module = getattr(module, name, None)
-            if module is None:
-                break
+        module = module_at(base, path)
         if module is not None:
             return module
     raise ValueError(f"[spacy-entmem] CoreLM cannot find the final norm of a {type(base).__name__}: supported are "

@@ -14,7 +14,7 @@ import numpy
 import torch
 from torch import nn
 
-from .corelm import block_windows
+from .corelm import block_windows, module_at
 
 BLOCK_PATHS = (("model.layers", "input_layernorm"), ("transformer.h", "ln_1"))
 
@@ -23,18 +23,10 @@ class _Stop(Exception):
     """Raised by the hook once the wanted state is captured: the blocks above it are not run."""
 
 
-def _find(module: nn.Module, path: str):
-    for name in path.split("."):
-        module = getattr(module, name, None)
-        if module is None:
-            return None
-    return module
-
-
 def block_input_norm(base: nn.Module, layer: int) -> nn.Module:
     """The norm through which decoder block ``layer`` (0-based) reads the residual stream."""
     for blocks_path, norm_name in BLOCK_PATHS:
-        blocks = _find(base, blocks_path)
+        blocks = module_at(base, blocks_path)
         if blocks is not None:
             if not 0 <= layer < len(blocks):
                 raise ValueError(f"[spacy-entmem] layer {layer} is out of range: the base LM has {len(blocks)} "
