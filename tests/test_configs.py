@@ -252,6 +252,41 @@ def test_causal_lm_hybrid_config_starts_from_the_shipped_memory_and_learns_the_l
     assert trained.pipe_names == ["tok2vec", "tagger", "span_finder", "entity_memory"]
 
 
+def test_causal_lm_mention_finder_config_trains_over_the_shipped_tok2vec_and_replaces_the_finder(
+        mixed_corpus, tiny_lm_dir, tmp_path):
+    """mention_finder_lm.cfg (a tiny random Llama instead of SmolLM2) trains a span finder reading [the shipped
+    tok2vec; LM states] on LitBank, leaves the tok2vec as shipped, and goes into the shipped pipeline in place of
+    its finder (replace-component), which then proposes its candidates and round-trips through disk."""
+    import spacy_entmem
+    from spacy_entmem.models.causal_lm_features import LAYER_NAME
+    from spacy_entmem.training.assembly import replace_component
+
+    section = "components.span_finder.model.tok2vec.tok2vec.*.features.*.lm"
+    tiny = {f"{section}.base": tiny_lm_dir, f"{section}.gguf_file": "", f"{section}.layer": 1}
+    lm = [item for key, value in tiny.items() for item in (f"--{key}", str(value))]
+    litbank = mixed_corpus / "litbank.spacy"
+    result = spacy_train(CONFIGS / "mention_finder_lm.cfg", litbank, tmp_path / "finder", "--paths.default",
+                         str(spacy_entmem.DEFAULT_PIPELINE), *lm)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "SPANS_MENT" in result.stdout
+    finder = spacy.load(tmp_path / "finder" / "model-last")
+    shipped = spacy_entmem.load_default()
+    assert_components_as_shipped(finder, shipped, ("tok2vec",))
+    assert LAYER_NAME in [node.name for node in finder.get_pipe("span_finder").model.walk()]
+
+    nlp = replace_component(spacy_entmem.load_default(), finder, "span_finder")
+    doc = nlp(HYBRID_TEXT)
+    candidates = [(span.start, span.end) for span in doc.spans["mention_candidates"]]
+    with finder.select_pipes(enable=["tok2vec", "span_finder"]):
+        alone = finder(HYBRID_TEXT)
+    assert candidates == [(span.start, span.end) for span in alone.spans["mention_candidates"]]
+    assert candidates and doc._.entity_memory_log["spans"].shape == (len(candidates), 2)
+    nlp.to_disk(tmp_path / "assembled")
+    reloaded = spacy.load(tmp_path / "assembled")
+    again = reloaded(HYBRID_TEXT)
+    assert [(span.start, span.end) for span in again.spans["mention_candidates"]] == candidates
+
+
 def test_transformer_windows_are_strided_and_the_memory_carries_across_them(mixed_corpus, minilm_path, tmp_path):
     """litbank_trf.cfg: the transformer reads 128-wordpiece windows with stride 96; the memory reads the
     whole document in one pass, so a word changed in the first window changes the memory's decisions in
