@@ -232,6 +232,13 @@ def test_hybrid_control_config_fine_tunes_the_shipped_memory_alone(mixed_corpus,
     assert any(not numpy.array_equal(before[key].numpy(), after[key].numpy()) for key in before)
 
 
+def tiny_lm_overrides(section: str, tiny_lm_dir: str):
+    """Config overrides putting the tiny random Llama in place of SmolLM2 in the CausalLMFeatures layer at
+    ``section``: as a dict (for ``load_config``) and as ``spacy train`` arguments."""
+    tiny = {f"{section}.base": tiny_lm_dir, f"{section}.gguf_file": "", f"{section}.layer": 1}
+    return tiny, [item for key, value in tiny.items() for item in (f"--{key}", str(value))]
+
+
 def test_causal_lm_hybrid_config_starts_from_the_shipped_memory_and_learns_the_lm_columns(
         mixed_corpus, tiny_lm_dir, tmp_path):
     """coref_hybrid_lm.cfg (here with a tiny random Llama instead of SmolLM2): before training the memory reading
@@ -239,9 +246,7 @@ def test_causal_lm_hybrid_config_starts_from_the_shipped_memory_and_learns_the_l
     the shipped tok2vec, tagger and span finder as they were."""
     import spacy_entmem
 
-    section = "components.entity_memory.model.tok2vec.*.lm"
-    tiny = {f"{section}.base": tiny_lm_dir, f"{section}.gguf_file": "", f"{section}.layer": 1}
-    lm = [item for key, value in tiny.items() for item in (f"--{key}", str(value))]
+    tiny, lm = tiny_lm_overrides("components.entity_memory.model.tok2vec.*.lm", tiny_lm_dir)
     _, shipped, theirs = start_as_shipped("coref_hybrid_lm.cfg", mixed_corpus, tiny)
 
     result = spacy_train(CONFIGS / "coref_hybrid_lm.cfg", mixed_corpus, tmp_path, "--paths.shipped",
@@ -261,9 +266,7 @@ def test_causal_lm_mention_finder_config_trains_over_the_shipped_tok2vec_and_rep
     from spacy_entmem.models.causal_lm_features import LAYER_NAME
     from spacy_entmem.training.assembly import replace_component
 
-    section = "components.span_finder.model.tok2vec.tok2vec.*.features.*.lm"
-    tiny = {f"{section}.base": tiny_lm_dir, f"{section}.gguf_file": "", f"{section}.layer": 1}
-    lm = [item for key, value in tiny.items() for item in (f"--{key}", str(value))]
+    _, lm = tiny_lm_overrides("components.span_finder.model.tok2vec.tok2vec.*.features.*.lm", tiny_lm_dir)
     litbank = mixed_corpus / "litbank.spacy"
     result = spacy_train(CONFIGS / "mention_finder_lm.cfg", litbank, tmp_path / "finder", "--paths.default",
                          str(spacy_entmem.DEFAULT_PIPELINE), *lm)
@@ -274,11 +277,10 @@ def test_causal_lm_mention_finder_config_trains_over_the_shipped_tok2vec_and_rep
     assert_components_as_shipped(finder, shipped, ("tok2vec",))
     assert LAYER_NAME in [node.name for node in finder.get_pipe("span_finder").model.walk()]
 
-    nlp = replace_component(spacy_entmem.load_default(), finder, "span_finder")
+    nlp = replace_component(shipped, finder, "span_finder")
     doc = nlp(HYBRID_TEXT)
     candidates = [(span.start, span.end) for span in doc.spans["mention_candidates"]]
-    with finder.select_pipes(enable=["tok2vec", "span_finder"]):
-        alone = finder(HYBRID_TEXT)
+    alone = finder(HYBRID_TEXT)  # the finder's own pipeline: tok2vec and span_finder only
     assert candidates == [(span.start, span.end) for span in alone.spans["mention_candidates"]]
     assert candidates and doc._.entity_memory_log["spans"].shape == (len(candidates), 2)
     nlp.to_disk(tmp_path / "assembled")
