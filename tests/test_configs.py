@@ -1,5 +1,6 @@
 """The shipped training configs run under `spacy train` (a few steps on a slice of GAP, offline)."""
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -287,6 +288,53 @@ def test_causal_lm_mention_finder_config_trains_over_the_shipped_tok2vec_and_rep
     reloaded = spacy.load(tmp_path / "assembled")
     again = reloaded(HYBRID_TEXT)
     assert [(span.start, span.end) for span in again.spans["mention_candidates"]] == candidates
+
+
+def test_gum_scheme_recipe_fine_tunes_the_memory_over_a_causal_lm_finder_and_adds_both_as_the_gum_scheme(
+        mixed_corpus, tiny_lm_dir, tmp_path):
+    """train-coref-hybrid-lm-gum-scheme in small (a tiny random Llama instead of SmolLM2): a finder reading
+    [tok2vec; LM states] goes into the shipped pipeline, coref_gum_scheme.cfg fine-tunes the memory over its
+    candidates (tok2vec and finder frozen), and add-mention-scheme adds finder and memory to another pipeline as
+    its GUM scheme: chosen with mention_scheme "gum" they are the trained ones, and its own scheme is unchanged."""
+    from typer.testing import CliRunner
+
+    import spacy_entmem
+    from spacy_entmem.maintainer import app as maintainer_app
+    from spacy_entmem.models.causal_lm_features import LAYER_NAME
+    from spacy_entmem.pipeline.mention_schemes import load_with_scheme
+    from spacy_entmem.training.assembly import replace_component
+
+    _, lm = tiny_lm_overrides("components.span_finder.model.tok2vec.tok2vec.*.features.*.lm", tiny_lm_dir)
+    litbank = mixed_corpus / "litbank.spacy"
+    finder_run = spacy_train(CONFIGS / "mention_finder_lm.cfg", litbank, tmp_path / "finder", "--paths.default",
+                             str(spacy_entmem.DEFAULT_PIPELINE), *lm)
+    assert finder_run.returncode == 0, finder_run.stdout + finder_run.stderr
+    shipped = spacy_entmem.load_default()
+    start = replace_component(spacy_entmem.load_default(), spacy.load(tmp_path / "finder" / "model-last"),
+                              "span_finder")
+    start.to_disk(tmp_path / "start")
+    memory_run = spacy_train(CONFIGS / "coref_gum_scheme.cfg", litbank, tmp_path / "gum", "--paths.start",
+                             str(tmp_path / "start"))
+    assert memory_run.returncode == 0, memory_run.stdout + memory_run.stderr
+    tuned = spacy.load(tmp_path / "gum" / "model-last")
+    assert_components_as_shipped(tuned, start, ("tok2vec", "span_finder"))
+    memory_bytes = [nlp.get_pipe("entity_memory").to_bytes(exclude=["vocab"]) for nlp in (tuned, start)]
+    assert memory_bytes[0] != memory_bytes[1]
+
+    target = tmp_path / "target"
+    shutil.copytree(spacy_entmem.DEFAULT_PIPELINE, target)
+    added = CliRunner().invoke(maintainer_app, ["add-mention-scheme", str(tmp_path / "gum" / "model-last"),
+                                                "--target", str(target), "--scheme", "gum", "--with-memory"])
+    assert added.exit_code == 0, added.output
+    gum = load_with_scheme(target, "gum")
+    assert_components_as_shipped(gum, tuned, ("tok2vec", "span_finder", "entity_memory"))
+    assert LAYER_NAME in [node.name for node in gum.get_pipe("span_finder").model.walk()]
+    docs = [nlp(HYBRID_TEXT) for nlp in (gum, tuned)]
+    candidates = [[(s.start, s.end) for s in doc.spans["mention_candidates"]] for doc in docs]
+    assert candidates[0] == candidates[1]
+    assert docs[0]._.entity_memory_log["spans"].shape == (len(candidates[0]), 2)
+    own = load_with_scheme(target, "litbank")
+    assert_components_as_shipped(own, shipped, ("tok2vec", "tagger", "span_finder", "entity_memory"))
 
 
 def test_transformer_windows_are_strided_and_the_memory_carries_across_them(mixed_corpus, minilm_path, tmp_path):
