@@ -258,8 +258,22 @@ def test_causal_lm_hybrid_config_starts_from_the_shipped_memory_and_learns_the_l
     assert trained.pipe_names == ["tok2vec", "tagger", "span_finder", "entity_memory"]
 
 
+@pytest.fixture(scope="module")
+def causal_lm_finder(mixed_corpus, tiny_lm_dir, tmp_path_factory):
+    """mention_finder_lm.cfg trained on the LitBank pieces with a tiny random Llama instead of SmolLM2: (the
+    trained pipeline's directory, spacy train's output)."""
+    import spacy_entmem
+
+    _, lm = tiny_lm_overrides("components.span_finder.model.tok2vec.tok2vec.*.features.*.lm", tiny_lm_dir)
+    output = tmp_path_factory.mktemp("causal_lm_finder")
+    result = spacy_train(CONFIGS / "mention_finder_lm.cfg", mixed_corpus / "litbank.spacy", output,
+                         "--paths.default", str(spacy_entmem.DEFAULT_PIPELINE), *lm)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return output / "model-last", result.stdout
+
+
 def test_causal_lm_mention_finder_config_trains_over_the_shipped_tok2vec_and_replaces_the_finder(
-        mixed_corpus, tiny_lm_dir, tmp_path):
+        causal_lm_finder, tmp_path):
     """mention_finder_lm.cfg (a tiny random Llama instead of SmolLM2) trains a span finder reading [the shipped
     tok2vec; LM states] on LitBank, leaves the tok2vec as shipped, and goes into the shipped pipeline in place of
     its finder (replace-component), which then proposes its candidates and round-trips through disk."""
@@ -267,13 +281,9 @@ def test_causal_lm_mention_finder_config_trains_over_the_shipped_tok2vec_and_rep
     from spacy_entmem.models.causal_lm_features import LAYER_NAME
     from spacy_entmem.training.assembly import replace_component
 
-    _, lm = tiny_lm_overrides("components.span_finder.model.tok2vec.tok2vec.*.features.*.lm", tiny_lm_dir)
-    litbank = mixed_corpus / "litbank.spacy"
-    result = spacy_train(CONFIGS / "mention_finder_lm.cfg", litbank, tmp_path / "finder", "--paths.default",
-                         str(spacy_entmem.DEFAULT_PIPELINE), *lm)
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "SPANS_MENT" in result.stdout
-    finder = spacy.load(tmp_path / "finder" / "model-last")
+    finder_dir, train_output = causal_lm_finder
+    assert "SPANS_MENT" in train_output
+    finder = spacy.load(finder_dir)
     shipped = spacy_entmem.load_default()
     assert_components_as_shipped(finder, shipped, ("tok2vec",))
     assert LAYER_NAME in [node.name for node in finder.get_pipe("span_finder").model.walk()]
@@ -291,7 +301,7 @@ def test_causal_lm_mention_finder_config_trains_over_the_shipped_tok2vec_and_rep
 
 
 def test_gum_scheme_recipe_fine_tunes_the_memory_over_a_causal_lm_finder_and_adds_both_as_the_gum_scheme(
-        mixed_corpus, tiny_lm_dir, tmp_path):
+        mixed_corpus, causal_lm_finder, tmp_path):
     """train-coref-hybrid-lm-gum-scheme in small (a tiny random Llama instead of SmolLM2): a finder reading
     [tok2vec; LM states] goes into the shipped pipeline, coref_gum_scheme.cfg fine-tunes the memory over its
     candidates (tok2vec and finder frozen), and add-mention-scheme adds finder and memory to another pipeline as
@@ -304,17 +314,11 @@ def test_gum_scheme_recipe_fine_tunes_the_memory_over_a_causal_lm_finder_and_add
     from spacy_entmem.pipeline.mention_schemes import load_with_scheme
     from spacy_entmem.training.assembly import replace_component
 
-    _, lm = tiny_lm_overrides("components.span_finder.model.tok2vec.tok2vec.*.features.*.lm", tiny_lm_dir)
-    litbank = mixed_corpus / "litbank.spacy"
-    finder_run = spacy_train(CONFIGS / "mention_finder_lm.cfg", litbank, tmp_path / "finder", "--paths.default",
-                             str(spacy_entmem.DEFAULT_PIPELINE), *lm)
-    assert finder_run.returncode == 0, finder_run.stdout + finder_run.stderr
     shipped = spacy_entmem.load_default()
-    start = replace_component(spacy_entmem.load_default(), spacy.load(tmp_path / "finder" / "model-last"),
-                              "span_finder")
+    start = replace_component(spacy_entmem.load_default(), spacy.load(causal_lm_finder[0]), "span_finder")
     start.to_disk(tmp_path / "start")
-    memory_run = spacy_train(CONFIGS / "coref_gum_scheme.cfg", litbank, tmp_path / "gum", "--paths.start",
-                             str(tmp_path / "start"))
+    memory_run = spacy_train(CONFIGS / "coref_gum_scheme.cfg", mixed_corpus / "litbank.spacy", tmp_path / "gum",
+                             "--paths.start", str(tmp_path / "start"))
     assert memory_run.returncode == 0, memory_run.stdout + memory_run.stderr
     tuned = spacy.load(tmp_path / "gum" / "model-last")
     assert_components_as_shipped(tuned, start, ("tok2vec", "span_finder"))
