@@ -10,9 +10,9 @@ from thinc.api import Model
 
 
 def same_weights(a: Model, b: Model, atol: float = 1e-6) -> bool:
-    """Whether two thinc models have the same layers and the same parameters, up to float32 rounding
-    (``atol``): averaging the checkpoints of a run whose encoder was frozen gives back its weights to the
-    last bit or so."""
+    """Whether two thinc models have the same layers and parameters of the same shapes and values, up to
+    float32 rounding (``atol``): averaging the checkpoints of a run whose encoder was frozen gives back its
+    weights to the last bit or so."""
     nodes_a, nodes_b = list(a.walk()), list(b.walk())
     if [n.name for n in nodes_a] != [n.name for n in nodes_b]:
         return False
@@ -22,10 +22,15 @@ def same_weights(a: Model, b: Model, atol: float = 1e-6) -> bool:
         for param in x.param_names:
             if x.has_param(param) != y.has_param(param):
                 return False
-            if x.has_param(param) and not numpy.allclose(x.ops.to_numpy(x.get_param(param)),
-                                                         y.ops.to_numpy(y.get_param(param)), rtol=0, atol=atol):
+            if x.has_param(param) and not same_array(x.ops.to_numpy(x.get_param(param)),
+                                                     y.ops.to_numpy(y.get_param(param)), atol):
                 return False
     return True
+
+
+def same_array(x: numpy.ndarray, y: numpy.ndarray, atol: float) -> bool:
+    """Same shape (no broadcasting) and every value within ``atol``."""
+    return x.shape == y.shape and numpy.allclose(x, y, rtol=0, atol=atol)
 
 
 def check_upstream(nlp: Language, source: Language, name: str) -> None:

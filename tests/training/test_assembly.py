@@ -51,6 +51,21 @@ def test_an_encoder_off_by_float_rounding_counts_as_the_same():
         replace_component(nlp, source, "span_finder")
 
 
+def test_an_encoder_whose_weights_have_another_shape_is_refused_by_name():
+    """A parameter of another shape (an encoder of another width) is a different encoder: the clear error, not
+    numpy's broadcasting error, nor a match where the shapes happen to broadcast."""
+    nlp, source = finder_pipeline(0), finder_pipeline(0)
+    model = source.get_pipe("tok2vec").model
+    node = next(n for n in model.walk() if n.has_param("W"))
+    W = node.get_param("W")
+    node.set_param("W", W[:-1])
+    assert not same_weights(nlp.get_pipe("tok2vec").model, model)
+    node.set_param("W", W[None])  # (1, ...) broadcasts against the pipeline's W
+    assert not same_weights(nlp.get_pipe("tok2vec").model, model)
+    with pytest.raises(ValueError, match="trained over another 'tok2vec'"):
+        replace_component(nlp, source, "span_finder")
+
+
 def test_a_missing_component_is_named():
     nlp, source = finder_pipeline(0), finder_pipeline(0)
     with pytest.raises(ValueError, match="no component 'mentions'"):
