@@ -4,10 +4,13 @@ mention before it in its predicted cluster) belongs to the gold entity, and whet
 have: the entity of the first gold mention of the pronoun's sentence when that mention comes before the pronoun,
 else of the previous sentence's first gold mention (sentences end at '.', '!', '?' and line breaks).
 
-    python benchmarks/pronoun_salience.py [--model default] corpus/litbank/dev.spacy corpus/gum_rd/dev.spacy
+    python benchmarks/pronoun_salience.py [--model default] [--openers-only] corpus/litbank/dev.spacy corpus/gum_rd/dev.spacy
 
 The counts bound what a learned salience feature could fix (errors whose gold entity is the salient one) and
-show what it could break (right answers whose gold entity is not).
+show what it could break (right answers whose gold entity is not). ``--openers-only`` counts only the pronouns
+where the cue is strongest in theory (centering: a new sentence's subject continues the last one's): those that
+open their sentence ("She arrived") or a subordinate clause that opens it ("When she arrived"), so that the
+salient entity is the previous sentence's first.
 """
 import argparse
 import json
@@ -24,6 +27,9 @@ from spacy_entmem.pipeline.mention_attributes import NEUTER, PRONOUNS, SENTENCE_
 THIRD_PERSON = frozenset(word for word, (person, _number, gender) in PRONOUNS.items()
                          if person == 3 and gender != NEUTER)
 Mention = Tuple[int, int]
+# a sentence's first word that makes the pronoun after it the subject of a subordinate clause opening it
+CLAUSE_OPENERS = frozenset({"when", "as", "after", "before", "while", "though", "although", "if", "once", "until",
+                            "since", "because", "then"})
 
 
 def sentence_ids(doc: Doc) -> List[int]:
@@ -49,11 +55,20 @@ def salient_entity(mention: Mention, gold: Dict[Mention, int], sentence: List[in
     return gold[min(previous)] if previous else None
 
 
-def count(reference: Doc, predicted: Doc, counts: Counter) -> None:
+def opens_sentence(doc: Doc, start: int, sentence: List[int]) -> bool:
+    """Whether the token at ``start`` is its sentence's first, or its second after a clause opener."""
+    if start == 0 or sentence[start - 1] != sentence[start]:
+        return True
+    return doc[start - 1].lower_ in CLAUSE_OPENERS and (start == 1 or sentence[start - 2] != sentence[start])
+
+
+def count(reference: Doc, predicted: Doc, counts: Counter, openers_only: bool = False) -> None:
     gold, system = entity_of(reference), entity_of(predicted)
     sentence = sentence_ids(reference)
     for mention in sorted(gold):
         if mention[1] - mention[0] != 1 or reference[mention[0]].lower_ not in THIRD_PERSON:
+            continue
+        if openers_only and not opens_sentence(reference, mention[0], sentence):
             continue
         if not any(m[1] <= mention[0] and gold[m] == gold[mention] for m in gold):
             continue
@@ -72,13 +87,15 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("corpora", nargs="+")
     parser.add_argument("--model", default="default")
+    parser.add_argument("--openers-only", action="store_true",
+                        help="only pronouns that open their sentence or a subordinate clause opening it")
     args = parser.parse_args()
     nlp = load_pipeline(args.model)
     for corpus in args.corpora:
         references = _read(nlp, corpus)
         counts: Counter = Counter()
         for reference, predicted in zip(references, nlp.pipe(reference_inputs(nlp, references), batch_size=4)):
-            count(reference, predicted, counts)
+            count(reference, predicted, counts, args.openers_only)
         print(corpus, json.dumps(dict(counts)))
 
 
