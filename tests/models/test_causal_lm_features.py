@@ -49,6 +49,25 @@ def test_the_cache_returns_what_a_fresh_read_gives(tiny_lm_dir):
     numpy.testing.assert_array_equal(first[0], fresh[0])
 
 
+def test_a_lead_is_read_before_each_doc_and_keeps_its_own_cache(tiny_lm_dir):
+    nlp = spacy.blank("en")
+    doc = nlp(TEXTS[1])
+    plain, _ = _features(tiny_lm_dir, cache_tokens=1000)([doc], is_train=False)
+    led, _ = _features(tiny_lm_dir, cache_tokens=1000, lead="\n")([doc], is_train=False)
+    base, tokenizer = load_base_lm(tiny_lm_dir)
+    # the LM reads "\n" + text: each token's state is that of its own piece one character further on
+    expected = token_states(base, tokenizer, "\n" + doc.text, [(t.idx + 1, t.idx + 1 + len(t)) for t in doc], 1,
+                            512, 384)
+    assert led[0].shape == plain[0].shape == (len(doc), 24)
+    numpy.testing.assert_allclose(led[0], expected.astype("float16").astype("float32"))
+    numpy.testing.assert_allclose(led[0], token_states(base, tokenizer, doc.text, [(t.idx, t.idx + len(t))
+                                                                                   for t in doc], 1, 512, 384,
+                                                       lead="\n").astype("float16").astype("float32"))
+    # the first word is read after the lead, not right after <bos>: its state changes (a cache shared with the
+    # plain layer would have returned the plain states)
+    assert not numpy.allclose(led[0][0], plain[0][0])
+
+
 def test_the_cache_drops_the_least_recently_used_documents_beyond_its_token_budget():
     cache = StateCache()
     for key, n in [("a", 4), ("b", 3), ("c", 2)]:

@@ -72,9 +72,13 @@ def last_char_pieces(token_spans: List[Tuple[int, int]], piece_starts: numpy.nda
 
 
 def token_states(base: nn.Module, tokenizer, text: str, token_spans: List[Tuple[int, int]], layer: int,
-                 window: int, stride: int) -> numpy.ndarray:
+                 window: int, stride: int, lead: str = "") -> numpy.ndarray:
     """(n tokens, width) float32: the state of the piece holding each token's last character (zeros for an
-    empty text)."""
+    empty text). The LM reads ``lead`` (e.g. a newline) between its ``<bos>`` and the text, so that the text's
+    first piece is not the one right after ``<bos>``."""
+    if lead:
+        text = lead + text
+        token_spans = [(start + len(lead), end + len(lead)) for start, end in token_spans]
     encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
     ids = torch.as_tensor(encoded["input_ids"], dtype=torch.long)
     width = block_input_norm(base, layer).weight.shape[0]
