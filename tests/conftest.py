@@ -3,11 +3,13 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-# One OpenMP / BLAS thread per test process (set before torch and numpy load): the suite runs as one pytest-xdist
-# worker per core, and two workers each running a two-thread OpenMP pool on two cores oversubscribe them (the
-# EntityNLM marginal tests: 7 s each with one thread per worker, 212 s with two)
-for _threads in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-    os.environ.setdefault(_threads, "1")
+# One OpenMP / BLAS thread per pytest-xdist worker (set before torch and numpy load; xdist names the worker
+# before it reads this file): the README runs one worker per core, and two workers each running a two-thread
+# OpenMP pool on two cores oversubscribe them (the EntityNLM marginal tests: 7 s each with one thread per worker,
+# 212 s with two). A run without xdist keeps every thread (one process: 9:10 with two threads, 10:11 with one).
+if "PYTEST_XDIST_WORKER" in os.environ:
+    for _threads in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ.setdefault(_threads, "1")
 
 import pytest  # noqa: E402
 import torch  # noqa: E402
