@@ -28,8 +28,9 @@ from spacy_entmem.pipeline.mention_attributes import NEUTER, PRONOUNS, SENTENCE_
 THIRD_PERSON = frozenset(word for word, (person, _number, gender) in PRONOUNS.items()
                          if person == 3 and gender != NEUTER)
 Mention = Tuple[int, int]
-# a sentence's first word that makes the pronoun after it the subject of a subordinate clause opening it
-CLAUSE_OPENERS = frozenset({"when", "as", "after", "before", "while", "though", "although", "if", "once", "until",
+# a sentence's first word that makes the pronoun after it the subject of a subordinate clause opening it (not
+# pronoun_features.CLAUSE_OPENERS, which also holds punctuation and conjunctions anywhere in a sentence)
+SUBORDINATORS = frozenset({"when", "as", "after", "before", "while", "though", "although", "if", "once", "until",
                             "since", "because", "then"})
 
 
@@ -60,7 +61,7 @@ def opens_sentence(doc: Doc, start: int, sentence: List[int]) -> bool:
     """Whether the token at ``start`` is its sentence's first, or its second after a clause opener."""
     if start == 0 or sentence[start - 1] != sentence[start]:
         return True
-    return doc[start - 1].lower_ in CLAUSE_OPENERS and (start == 1 or sentence[start - 2] != sentence[start])
+    return doc[start - 1].lower_ in SUBORDINATORS and (start == 1 or sentence[start - 2] != sentence[start])
 
 
 def count(reference: Doc, predicted: Doc, counts: Counter, openers_only: bool = False) -> None:

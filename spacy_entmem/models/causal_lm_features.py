@@ -68,7 +68,7 @@ class LMStateSettings:
     window: int
     stride: int
     cache_tokens: int
-    lead: str = ""
+    lead: str
 
     @property
     def source(self) -> Tuple:
