@@ -100,6 +100,48 @@ def score_gap(gold: Sequence[GapGold], system: Mapping[str, SystemAnswer]) -> Ga
     return scores
 
 
+def bootstrap_intervals(gold: Sequence[GapGold], system: Mapping[str, SystemAnswer], samples: int = 1000,
+                        level: float = 0.95, seed: int = 0) -> Dict[str, Tuple[float, float]]:
+    """Percentile bootstrap intervals of F1 (overall, masculine, feminine) and of the bias F/M: the examples are
+    drawn with replacement within each gender (GAP's splits hold as many of each), ``samples`` times. Shows
+    how far a figure could move on another sample of the same kind of text."""
+    import numpy
+
+    if samples < 1 or not 0.0 < level < 1.0:
+        raise ValueError(f"[spacy-entmem] bootstrap needs samples ≥ 1 and a level in (0, 1); got {samples}, {level}")
+    by_gender = {}
+    for gender in ("masculine", "feminine"):
+        rows = []
+        for example in (g for g in gold if g.gender == gender):
+            counts = Counts()
+            for gold_value, sys_value in zip((example.a_coref, example.b_coref), system.get(example.id, (None, None))):
+                counts.add(gold_value, sys_value)
+            rows.append((counts.tp, counts.fp, counts.fn))
+        if not rows:
+            raise ValueError(f"[spacy-entmem] bootstrap needs examples of both genders; none is {gender}")
+        by_gender[gender] = numpy.array(rows, dtype="int64")
+    rng = numpy.random.default_rng(seed)
+    sums = {gender: rows[rng.integers(0, len(rows), size=(samples, len(rows)))].sum(axis=1)
+            for gender, rows in by_gender.items()}
+
+    def f1(counts):
+        tp, fp, fn = counts[:, 0], counts[:, 1], counts[:, 2]
+        return numpy.divide(200.0 * tp, 2 * tp + fp + fn, out=numpy.zeros(len(tp)), where=tp > 0)
+
+    masc, fem = f1(sums["masculine"]), f1(sums["feminine"])
+    drawn = {"f1": f1(sums["masculine"] + sums["feminine"]), "f1_masc": masc, "f1_fem": fem,
+             "bias": numpy.divide(fem, masc, out=numpy.zeros(samples), where=masc > 0)}
+    tail = 100.0 * (1.0 - level) / 2
+    return {name: (float(numpy.percentile(values, tail)), float(numpy.percentile(values, 100.0 - tail)))
+            for name, values in drawn.items()}
+
+
+def interval_row(intervals: Mapping[str, Tuple[float, float]]) -> str:
+    """The intervals as a one-line table row, like ``GapScores.table_row``."""
+    (ol, oh), (ml, mh), (fl, fh), (bl, bh) = (intervals[k] for k in ("f1", "f1_masc", "f1_fem", "bias"))
+    return f"O {ol:.1f}-{oh:.1f}  M {ml:.1f}-{mh:.1f}  F {fl:.1f}-{fh:.1f}  B {bl:.2f}-{bh:.2f}"
+
+
 def decide(probabilities: Mapping[str, Tuple[float, float]], threshold: float) -> Dict[str, SystemAnswer]:
     return {key: (pa >= threshold, pb >= threshold) for key, (pa, pb) in probabilities.items()}
 

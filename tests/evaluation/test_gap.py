@@ -1,7 +1,10 @@
 import pytest
 
+from dataclasses import replace
+
 from spacy_entmem.evaluation.gap import (
-    GapGold, read_gold_tsv, read_system_tsv, score_gap, select_threshold, write_system_tsv,
+    GapGold, bootstrap_intervals, interval_row, read_gold_tsv, read_system_tsv, score_gap, select_threshold,
+    write_system_tsv,
 )
 
 from ..conftest import GAP
@@ -55,3 +58,32 @@ def test_threshold_selection_uses_greater_or_equal():
 def test_unknown_pronoun_is_an_error():
     with pytest.raises(ValueError, match="unknown pronoun form 'they'"):
         score_gap([GapGold("x", "they", True, False)], {})
+
+
+def test_bootstrap_intervals_hold_the_point_figures_and_narrow_with_more_examples():
+    gold = read_gold_tsv(GAP / "gap-test.tsv")
+    always_a = {g.id: (True, False) for g in gold}
+    scores = score_gap(gold, always_a)
+    intervals = bootstrap_intervals(gold, always_a, samples=500)
+    for name, point in (("f1", scores.overall.f1), ("f1_masc", scores.masculine.f1),
+                        ("f1_fem", scores.feminine.f1), ("bias", scores.bias)):
+        low, high = intervals[name]
+        assert low < point < high, name
+    assert intervals == bootstrap_intervals(gold, always_a, samples=500)  # seeded
+    assert interval_row(intervals).startswith(f"O {intervals['f1'][0]:.1f}-{intervals['f1'][1]:.1f}  M ")
+    four_times = [replace(g, id=f"{g.id}/{copy}") for copy in range(4) for g in gold]
+    wider = intervals["bias"][1] - intervals["bias"][0]
+    narrower = bootstrap_intervals(four_times, {g.id: (True, False) for g in four_times}, samples=500)["bias"]
+    assert 0.35 * wider < narrower[1] - narrower[0] < 0.65 * wider  # about half: sqrt(4)
+
+
+def test_bootstrap_of_gold_is_a_point_and_bad_settings_are_errors():
+    gold = read_gold_tsv(GAP / "gap-validation.tsv")
+    perfect = bootstrap_intervals(gold, {g.id: (g.a_coref, g.b_coref) for g in gold}, samples=50)
+    assert perfect == {"f1": (100.0, 100.0), "f1_masc": (100.0, 100.0), "f1_fem": (100.0, 100.0), "bias": (1.0, 1.0)}
+    with pytest.raises(ValueError, match="samples ≥ 1 and a level in"):
+        bootstrap_intervals(gold, {}, samples=0)
+    with pytest.raises(ValueError, match="samples ≥ 1 and a level in"):
+        bootstrap_intervals(gold, {}, level=1.0)
+    with pytest.raises(ValueError, match="none is feminine"):
+        bootstrap_intervals([g for g in gold if g.gender == "masculine"], {})

@@ -52,6 +52,8 @@ def test_evaluate_gap_reports_the_chosen_settings(gap_nlp, small_gap, tmp_path):
     assert round(result["validation"]["f1"], 2) == result["decisions_tried"][key]
     saved = json.loads((tmp_path / "gap_scores.json").read_text(encoding="utf8"))
     assert saved["entity_threshold"] == result["entity_threshold"]
+    low, high = saved["test_intervals"]["f1"]
+    assert low <= result["test"]["f1"] <= high and saved["test_interval_row"].startswith("O ")
     assert (tmp_path / "gap-test.system.tsv").read_text(encoding="utf8").count("\n") == 12
 
 
