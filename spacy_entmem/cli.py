@@ -256,8 +256,38 @@ def coref_evaluate(
           f"mentions: predicted {scores['predicted_mentions']}, gold {scores['gold_mentions']}; mention detection "
           f"P {100 * scores['mention_p']:.1f} R {100 * scores['mention_r']:.1f} F {100 * scores['mention_f']:.1f}; "
           f"gold mentions among the candidates {100 * scores['candidate_r']:.1f} %")
+    spans = {name: "–".join(f"{100 * bound:.1f}" for bound in bounds) for name, bounds in scores["intervals"].items()}
+    print(f"95 % bootstrap intervals over the {scores['documents']} documents: CoNLL F1 {spans['conll_f']}, LEA "
+          f"{spans['lea_f']}; minus the rule on our mentions: CoNLL F1 {spans['conll_f_minus_rule']}, LEA "
+          f"{spans['lea_f_minus_rule']}")
     msg.good(f"{scores['documents']} docs, {scores['words']} words, {scores['words_per_second']:.0f} words/s; "
              f"wrote {output_dir / name}.json, .gold.conll, .pred.conll")
+
+
+@app.command("coref-compare")
+def coref_compare(
+    gold: Path = typer.Argument(..., exists=True, dir_okay=False, help="Gold CoNLL-2012 file (NAME.gold.conll "
+                                "from coref-evaluate)"),
+    first: Path = typer.Argument(..., exists=True, dir_okay=False, help="One system's NAME.pred.conll"),
+    second: Path = typer.Argument(..., exists=True, dir_okay=False, help="Another's, on the same documents"),
+    samples: int = typer.Option(1000, help="Bootstrap draws of the documents"),
+) -> None:
+    """Is one system better than another on these documents? CoNLL F1 and LEA of both, and the 95 % interval
+    of their difference over resampled documents (a paired bootstrap): an interval holding 0 means the test set
+    cannot tell them apart."""
+    from .corpora.brackets import CorefFormatError
+    from .evaluation.coref_compare import compare_conll
+
+    try:
+        result = compare_conll(gold, first, second, samples=samples)
+    except (CorefFormatError, ValueError) as error:
+        msg.fail(str(error), exits=1)
+    for metric, label in (("conll_f", "CoNLL F1"), ("lea_f", "LEA")):
+        low, high = result["first_minus_second"][metric]
+        verdict = "cannot tell them apart" if low <= 0 <= high else ("first better" if low > 0 else "second better")
+        print(f"{label}: first {100 * result['first'][metric]:.2f}, second {100 * result['second'][metric]:.2f}; "
+              f"first minus second, 95 % over {result['documents']} documents: {100 * low:+.2f} to {100 * high:+.2f} "
+              f"({verdict})")
 
 
 @app.command("coref-rerank")

@@ -1,11 +1,18 @@
-"""Write clusters in CoNLL-2012 format, so the reference Perl scorer (``scorer.pl``) can read them.
+"""Write clusters in CoNLL-2012 format, so the reference Perl scorer (``scorer.pl``) can read them, and read
+such files back.
 
 One ``#begin document (<name>); part 000`` block per document, one token per line with 13
 tab-separated columns (doc, part, token index in the sentence, word, 8 × ``_``, coref) and a blank line
 after each sentence, as in LitBank's own files. Mention brackets use cluster numbers from 0.
 """
 import warnings
-from typing import Dict, Iterable, List, Sequence, TextIO, Tuple
+from pathlib import Path
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, TextIO, Tuple
+
+from .brackets import CorefFormatError, parse_column
+from .docs import CorefDocument
+
+N_COLUMNS = 13
 
 Span = Tuple[int, int]  # token start, end (exclusive)
 
@@ -79,3 +86,47 @@ def write_document(out: TextIO, name: str, words: Sequence[str], sentence_length
             t += 1
         out.write("\n")
     out.write("#end document\n")
+
+
+def read_conll_documents(path: Path) -> Iterator[CorefDocument]:
+    """Every ``#begin document`` … ``#end document`` block of a CoNLL-2012 file (13 tab-separated columns, the
+    coreference column last; a blank line ends a sentence), in file order. A malformed line raises
+    ``CorefFormatError`` naming the file and line."""
+    words: List[str] = []
+    cells: List[Tuple[int, str]] = []
+    sentence_lengths: List[int] = []
+    doc_id: Optional[str] = None
+    current = 0
+
+    def finished() -> CorefDocument:
+        lengths = sentence_lengths + ([current] if current else [])
+        return CorefDocument(doc_id or "", words, lengths, parse_column(cells, str(path)))
+
+    with Path(path).open(encoding="utf8") as handle:
+        for line_no, raw in enumerate(handle, start=1):
+            line = raw.rstrip("\n")
+            if line.startswith("#begin document"):
+                if doc_id is not None:
+                    yield finished()
+                doc_id = line[len("#begin document"):].strip().split(";")[0].strip(" ()")
+                words, cells, sentence_lengths, current = [], [], [], 0
+            elif line.startswith("#end document"):
+                if doc_id is not None:
+                    yield finished()
+                doc_id = None
+            elif not line.strip():
+                if current:
+                    sentence_lengths.append(current)
+                current = 0
+            else:
+                fields = line.split("\t")
+                if len(fields) != N_COLUMNS:
+                    raise CorefFormatError(f"{path}, line {line_no}: expected {N_COLUMNS} tab-separated columns, "
+                                           f"found {len(fields)}")
+                if doc_id is None:
+                    raise CorefFormatError(f"{path}, line {line_no}: a token outside a '#begin document' block")
+                words.append(fields[3])
+                cells.append((line_no, fields[-1]))
+                current += 1
+    if doc_id is not None:
+        yield finished()

@@ -1,47 +1,20 @@
 """LitBank CoNLL (13 tab-separated columns, ``|``-joined coref labels) and its ten-fold splits."""
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Dict, List
 
-from .brackets import CorefFormatError, parse_column
+from .brackets import CorefFormatError
+from .conll2012 import read_conll_documents
 from .docs import CorefDocument
 
-N_COLUMNS = 13
 SPLITS = ("train", "dev", "test")
 
 
 def read_litbank_conll(path: Path) -> CorefDocument:
     """One LitBank ``*.conll`` file (one document, part 0)."""
-    words: List[str] = []
-    cells: List[Tuple[int, str]] = []
-    sentence_lengths: List[int] = []
-    doc_id = None
-    current = 0
-    with Path(path).open(encoding="utf8") as handle:
-        for line_no, raw in enumerate(handle, start=1):
-            line = raw.rstrip("\n")
-            if line.startswith("#begin document"):
-                doc_id = line[len("#begin document"):].strip().split(";")[0].strip(" ()")
-                continue
-            if line.startswith("#end document"):
-                continue
-            if not line.strip():
-                if current:
-                    sentence_lengths.append(current)
-                current = 0
-                continue
-            fields = line.split("\t")
-            if len(fields) != N_COLUMNS:
-                raise CorefFormatError(
-                    f"{path}, line {line_no}: expected {N_COLUMNS} tab-separated columns, found {len(fields)}"
-                )
-            words.append(fields[3])
-            cells.append((line_no, fields[-1]))
-            current += 1
-    if current:
-        sentence_lengths.append(current)
-    if doc_id is None:
+    documents = list(read_conll_documents(path))
+    if not documents:
         raise CorefFormatError(f"{path}, line 1: no '#begin document' header")
-    return CorefDocument(doc_id, words, sentence_lengths, parse_column(cells, str(path)))
+    return documents[0]
 
 
 def read_split_ids(splits_dir: Path, fold: int) -> Dict[str, List[str]]:

@@ -223,21 +223,36 @@ def search_finder_grid(finder_pipe, thresholds: Sequence[float], caps: Sequence[
     return best, results
 
 
-def baseline_scores(examples: Sequence[Example]) -> Dict[str, Dict[str, float]]:
-    """The floors on the same documents (with singletons): the string-match rule and all singletons on
-    the pipeline's own predicted mentions, and the rule on the gold mentions."""
-    scorers = {name: CorefScorer(True) for name in ("rule_predicted_mentions", "singletons_predicted_mentions",
-                                                     "rule_gold_mentions")}
+def document_scorers(examples: Sequence[Example]) -> Dict[str, CorefScorer]:
+    """Per-document scorers (with singletons) of the pipeline's clusters (``system``) and of the floors on the
+    same documents: the string-match rule and all singletons on the pipeline's own predicted mentions, and the
+    rule on the gold mentions."""
+    scorers = {name: CorefScorer(True) for name in ("system", "rule_predicted_mentions",
+                                                     "singletons_predicted_mentions", "rule_gold_mentions")}
     for eg in examples:
         ref = eg.reference
         key = gold_clusters(ref)
         words = [t.text for t in ref]
-        predicted_mentions = [span for cluster in predicted_clusters(eg) for span in cluster]
+        response = predicted_clusters(eg)
+        predicted_mentions = [span for cluster in response for span in cluster]
         gold_mentions = [span for cluster in key for span in cluster]
+        scorers["system"].add(key, response)
         scorers["rule_predicted_mentions"].add(key, string_match_clusters(words, predicted_mentions))
         scorers["singletons_predicted_mentions"].add(key, singleton_clusters(predicted_mentions))
         scorers["rule_gold_mentions"].add(key, string_match_clusters(words, gold_mentions))
-    return {name: scorer.scores() for name, scorer in scorers.items()}
+    return scorers
+
+
+def baseline_scores(scorers: Dict[str, CorefScorer]) -> Dict[str, Dict[str, float]]:
+    """The floors' scores from ``document_scorers``."""
+    return {name: scorer.scores() for name, scorer in scorers.items() if name != "system"}
+
+
+def document_intervals(scorers: Dict[str, CorefScorer]) -> Dict[str, List[float]]:
+    """95 % bootstrap intervals over the documents (``CorefScorer.bootstrap``) of the pipeline's CoNLL F1 and
+    LEA, and of each minus the string-match rule on the same predicted mentions (paired)."""
+    intervals = scorers["system"].bootstrap(against=scorers["rule_predicted_mentions"])
+    return {name.replace("_minus", "_minus_rule"): list(bounds) for name, bounds in intervals.items()}
 
 
 def cluster_counts(examples: Sequence[Example], candidates_key: str = CANDIDATES_KEY) -> Dict[str, Any]:
@@ -273,7 +288,9 @@ def evaluate_corpus(nlp: Language, corpus: Path, output_dir: Path, name: str, ba
     predicted, seconds = _predict(nlp, references, batch_size)
     examples = [Example(p, r) for p, r in zip(predicted, references)]
     scores = score_entity_memory(examples)
-    scores["baselines"] = baseline_scores(examples)
+    scorers = document_scorers(examples)
+    scores["baselines"] = baseline_scores(scorers)
+    scores["intervals"] = document_intervals(scorers)
     scores.update(cluster_counts(examples))
     if "coref_conll_f" not in scores:
         raise ValueError(f"[spacy-entmem] {corpus}: no document carries gold 'coref_clusters_N' span groups")

@@ -5,7 +5,7 @@ Each function returns (recall, precision) for one document's key and response; `
 accumulates numerators and denominators over documents as the reference scorer does.
 """
 from collections import defaultdict
-from typing import Dict, Hashable, Iterable, List, Sequence, Set, Tuple
+from typing import Dict, Hashable, Iterable, List, Optional, Sequence, Set, Tuple
 
 import numpy
 from scipy.optimize import linear_sum_assignment
@@ -112,18 +112,22 @@ def prf(counts: Counts) -> Tuple[float, float, float]:
 
 
 class CorefScorer:
-    """Accumulates every metric over documents; ``scores()`` gives P/R/F per metric and CoNLL F1."""
+    """Accumulates every metric over documents; ``scores()`` gives P/R/F per metric and CoNLL F1, ``bootstrap()``
+    intervals of CoNLL F1 and LEA over resampled documents."""
 
     def __init__(self, keep_singletons: bool = True):
         self.keep_singletons = keep_singletons
         self.totals = {name: [0.0, 0.0, 0.0, 0.0] for name in METRICS}
+        self.documents: List[numpy.ndarray] = []  # per document: (len(METRICS), 4) counts
 
     def add(self, key: Iterable[Iterable[Hashable]], response: Iterable[Iterable[Hashable]]) -> None:
         k = as_clusters(key, self.keep_singletons)
         r = as_clusters(response, self.keep_singletons)
-        for name, func in METRIC_FUNCTIONS.items():
-            for i, value in enumerate(func(k, r)):
+        counts = numpy.array([METRIC_FUNCTIONS[name](k, r) for name in METRICS], dtype="float64")
+        for name, row in zip(METRICS, counts):
+            for i, value in enumerate(row):
                 self.totals[name][i] += value
+        self.documents.append(counts)
 
     def scores(self) -> Dict[str, float]:
         result: Dict[str, float] = {}
@@ -132,3 +136,37 @@ class CorefScorer:
             result.update({f"{name}_p": p, f"{name}_r": r, f"{name}_f": f})
         result["conll_f"] = (result["muc_f"] + result["b3_f"] + result["ceafe_f"]) / 3
         return result
+
+    def bootstrap(self, against: Optional["CorefScorer"] = None, samples: int = 1000, level: float = 0.95,
+                  seed: int = 0) -> Dict[str, Tuple[float, float]]:
+        """Percentile bootstrap intervals (F in [0, 1]) of ``conll_f`` and ``lea_f``: the documents drawn with
+        replacement ``samples`` times, every metric summed over each draw as ``scores()`` sums them. With
+        ``against`` (a scorer of another system on the same documents, in the same order) also ``conll_f_minus``
+        and ``lea_f_minus``, this one's F minus the other's on the same draws (a paired bootstrap)."""
+        if not self.documents:
+            raise ValueError("[spacy-entmem] bootstrap needs at least one scored document")
+        if samples < 1 or not 0.0 < level < 1.0:
+            raise ValueError(f"[spacy-entmem] bootstrap needs samples ≥ 1 and a level in (0, 1); got {samples}, {level}")
+        if against is not None and len(against.documents) != len(self.documents):
+            raise ValueError(f"[spacy-entmem] a paired bootstrap needs the same documents: {len(self.documents)} "
+                             f"scored here, {len(against.documents)} in the other scorer")
+        draws = numpy.random.default_rng(seed).integers(0, len(self.documents), size=(samples, len(self.documents)))
+        drawn = {"": _drawn_f(numpy.stack(self.documents), draws)}
+        if against is not None:
+            drawn["_minus"] = {name: f - other for (name, f), other in
+                               zip(drawn[""].items(), _drawn_f(numpy.stack(against.documents), draws).values())}
+        tail = 100.0 * (1.0 - level) / 2
+        return {f"{name}{suffix}": (float(numpy.percentile(values, tail)), float(numpy.percentile(values, 100 - tail)))
+                for suffix, by_name in drawn.items() for name, values in by_name.items()}
+
+
+def _drawn_f(documents: numpy.ndarray, draws: numpy.ndarray) -> Dict[str, numpy.ndarray]:
+    """CoNLL F1 and LEA F per draw: ``documents`` (n, len(METRICS), 4) counts, ``draws`` (samples, n) indices."""
+    totals = documents[draws].sum(axis=1)  # (samples, metrics, 4)
+    recall = numpy.divide(totals[..., 0], totals[..., 1], out=numpy.zeros(totals.shape[:2]), where=totals[..., 1] > 0)
+    precision = numpy.divide(totals[..., 2], totals[..., 3], out=numpy.zeros(totals.shape[:2]),
+                             where=totals[..., 3] > 0)
+    f = numpy.divide(2 * precision * recall, precision + recall, out=numpy.zeros(totals.shape[:2]),
+                     where=precision + recall > 0)
+    by_metric = dict(zip(METRICS, f.T))
+    return {"conll_f": (by_metric["muc"] + by_metric["b3"] + by_metric["ceafe"]) / 3, "lea_f": by_metric["lea"]}

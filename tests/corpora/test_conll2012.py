@@ -65,3 +65,28 @@ def test_without_crossing_spans_nothing_is_dropped():
 
     clusters = [[(0, 4), (1, 2), (5, 6)], [(2, 4)]]  # nested and disjoint, and a crossing between clusters
     assert drop_crossing(clusters) == ([[(0, 4), (1, 2), (5, 6)], [(2, 4)]], [])
+
+
+def test_every_document_of_a_written_file_is_read_back(tmp_path):
+    from spacy_entmem.corpora.conll2012 import read_conll_documents
+
+    path = tmp_path / "two.conll"
+    with path.open("w", encoding="utf8") as out:
+        write_document(out, "first", ["Anna", "came", ".", "She", "sat", "."], [3, 3], [[(0, 1), (3, 4)]])
+        write_document(out, "second", ["Bo", "left", "."], [3], [[(0, 1)]])
+    first, second = read_conll_documents(path)
+    assert (first.doc_id, first.words, first.sentence_lengths) == ("first", ["Anna", "came", ".", "She", "sat", "."],
+                                                                   [3, 3])
+    assert [[(m.start, m.end) for m in c] for c in first.clusters()] == [[(0, 1), (3, 4)]]
+    assert (second.doc_id, [(m.start, m.end) for m in second.mentions]) == ("second", [(0, 1)])
+
+
+def test_a_token_outside_a_document_block_names_its_line(tmp_path):
+    from spacy_entmem.corpora.brackets import CorefFormatError
+    from spacy_entmem.corpora.conll2012 import read_conll_documents
+
+    path = tmp_path / "loose.conll"
+    row = "\t".join(["d", "0", "0", "Hi"] + ["_"] * 8 + ["(0)"])
+    path.write_text(f"#begin document (d); part 000\n{row}\n#end document\n{row}\n", encoding="utf8")
+    with pytest.raises(CorefFormatError, match=r"loose.conll, line 4: a token outside a '#begin document' block"):
+        list(read_conll_documents(path))

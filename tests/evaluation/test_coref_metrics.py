@@ -74,3 +74,33 @@ def test_scores_accumulate_over_documents():
     scorer.add(KEY, KEY)
     scorer.add(KEY, RESPONSE)
     assert scorer.scores()["muc_r"] == pytest.approx((3 + 2) / (3 + 3))
+
+
+def test_bootstrap_spans_the_documents_and_pairs_the_draws():
+    perfect, wrong = [{"a", "b"}, {"c", "d"}], [{"a", "c"}, {"b", "d"}]
+    ours, other = CorefScorer(), CorefScorer()
+    for key, response in [(perfect, perfect)] * 5 + [(perfect, wrong)] * 5:
+        ours.add(key, response)
+        other.add(key, wrong)  # never right
+    intervals = ours.bootstrap(against=other, samples=400)
+    low, high = intervals["lea_f"]
+    assert 0.0 < low < ours.scores()["lea_f"] < high < 1.0
+    assert intervals == ours.bootstrap(against=other, samples=400)  # seeded
+    # paired: on every draw ours is at least the other's, and strictly better unless only wrong documents are drawn
+    assert intervals["conll_f_minus"][0] > 0.0
+    alone = ours.bootstrap(samples=400)
+    assert set(alone) == {"conll_f", "lea_f"} and alone["lea_f"] == intervals["lea_f"]
+
+
+def test_bootstrap_refuses_what_it_cannot_draw():
+    scorer = CorefScorer()
+    with pytest.raises(ValueError, match="at least one scored document"):
+        scorer.bootstrap()
+    scorer.add(KEY, KEY)
+    with pytest.raises(ValueError, match="samples ≥ 1 and a level in"):
+        scorer.bootstrap(level=0.0)
+    other = CorefScorer()
+    other.add(KEY, KEY)
+    other.add(KEY, RESPONSE)
+    with pytest.raises(ValueError, match="1 scored here, 2 in the other scorer"):
+        scorer.bootstrap(against=other)

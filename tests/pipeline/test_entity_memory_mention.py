@@ -130,12 +130,17 @@ def test_coref_evaluate_reports_the_floors_and_reuses_chosen_decisions(mention_n
                                       str(tmp_path / "out"), "--name", "dev", "--select-on", str(corpus)])
     assert result.exit_code == 0, result.output
     assert "rule, our mentions" in result.output and "mention detection P" in result.output
+    assert "95 % bootstrap intervals over the 1 documents" in result.output
     scores = json.loads((tmp_path / "out" / "dev.json").read_text())
     assert scores["entity_threshold"] in FORCED_THRESHOLDS and scores["new_entity_bias"] in FORCED_BIASES
     key = gold_clusters(litbank_piece)
     direct = CorefScorer(True)
     direct.add(key, string_match_clusters([t.text for t in litbank_piece], [m for c in key for m in c]))
     assert scores["baselines"]["rule_gold_mentions"]["lea_f"] == pytest.approx(direct.scores()["lea_f"])
+    # one document: every draw is that document, so each interval is the point figure
+    rule = scores["baselines"]["rule_predicted_mentions"]
+    assert scores["intervals"]["lea_f"] == pytest.approx([scores["coref_lea_f"]] * 2)
+    assert scores["intervals"]["conll_f_minus_rule"] == pytest.approx([scores["coref_conll_f"] - rule["conll_f"]] * 2)
     assert scores["gold_mentions"] == len({m for c in key for m in c})
     assert 0 <= scores["mention_p"] <= 1 and 0 <= scores["candidate_r"] <= 1
     again = CliRunner().invoke(app, ["coref-evaluate", str(tmp_path / "model"), str(corpus), "--output-dir",
