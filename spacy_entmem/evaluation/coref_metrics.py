@@ -162,7 +162,10 @@ class CorefScorer:
 
 def _drawn_f(documents: numpy.ndarray, draws: numpy.ndarray) -> Dict[str, numpy.ndarray]:
     """CoNLL F1 and LEA F per draw: ``documents`` (n, len(METRICS), 4) counts, ``draws`` (samples, n) indices."""
-    totals = documents[draws].sum(axis=1)  # (samples, metrics, 4)
+    n, samples = len(documents), len(draws)
+    times_drawn = numpy.zeros((samples, n))
+    numpy.add.at(times_drawn, (numpy.arange(samples)[:, None], draws), 1.0)
+    totals = (times_drawn @ documents.reshape(n, -1)).reshape(samples, *documents.shape[1:])  # (samples, metrics, 4)
     recall = numpy.divide(totals[..., 0], totals[..., 1], out=numpy.zeros(totals.shape[:2]), where=totals[..., 1] > 0)
     precision = numpy.divide(totals[..., 2], totals[..., 3], out=numpy.zeros(totals.shape[:2]),
                              where=totals[..., 3] > 0)
