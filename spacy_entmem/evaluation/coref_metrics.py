@@ -10,6 +10,8 @@ from typing import Dict, Hashable, Iterable, List, Optional, Sequence, Set, Tupl
 import numpy
 from scipy.optimize import linear_sum_assignment
 
+from .bootstrap import check_settings, percentile_interval
+
 Cluster = Set[Hashable]
 Counts = Tuple[float, float, float, float]  # recall num, recall den, precision num, precision den
 METRICS = ("muc", "b3", "ceafe", "lea")
@@ -145,8 +147,7 @@ class CorefScorer:
         and ``lea_f_minus``, this one's F minus the other's on the same draws (a paired bootstrap)."""
         if not self.documents:
             raise ValueError("[spacy-entmem] bootstrap needs at least one scored document")
-        if samples < 1 or not 0.0 < level < 1.0:
-            raise ValueError(f"[spacy-entmem] bootstrap needs samples ≥ 1 and a level in (0, 1); got {samples}, {level}")
+        check_settings(samples, level)
         if against is not None and len(against.documents) != len(self.documents):
             raise ValueError(f"[spacy-entmem] a paired bootstrap needs the same documents: {len(self.documents)} "
                              f"scored here, {len(against.documents)} in the other scorer")
@@ -155,8 +156,7 @@ class CorefScorer:
         if against is not None:
             drawn["_minus"] = {name: f - other for (name, f), other in
                                zip(drawn[""].items(), _drawn_f(numpy.stack(against.documents), draws).values())}
-        tail = 100.0 * (1.0 - level) / 2
-        return {f"{name}{suffix}": (float(numpy.percentile(values, tail)), float(numpy.percentile(values, 100 - tail)))
+        return {f"{name}{suffix}": percentile_interval(values, level)
                 for suffix, by_name in drawn.items() for name, values in by_name.items()}
 
 

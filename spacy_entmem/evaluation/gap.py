@@ -5,6 +5,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
+import numpy
+
+from .bootstrap import check_settings, percentile_interval
+
 FEMININE = {"she", "her", "hers"}
 MASCULINE = {"he", "his", "him"}
 THRESHOLDS = [round(0.01 * i, 2) for i in range(100)]
@@ -105,10 +109,7 @@ def bootstrap_intervals(gold: Sequence[GapGold], system: Mapping[str, SystemAnsw
     """Percentile bootstrap intervals of F1 (overall, masculine, feminine) and of the bias F/M: the examples are
     drawn with replacement within each gender (GAP's splits hold as many of each), ``samples`` times. Shows
     how far a figure could move on another sample of the same kind of text."""
-    import numpy
-
-    if samples < 1 or not 0.0 < level < 1.0:
-        raise ValueError(f"[spacy-entmem] bootstrap needs samples ≥ 1 and a level in (0, 1); got {samples}, {level}")
+    check_settings(samples, level)
     by_gender = {}
     for gender in ("masculine", "feminine"):
         rows = []
@@ -131,9 +132,7 @@ def bootstrap_intervals(gold: Sequence[GapGold], system: Mapping[str, SystemAnsw
     masc, fem = f1(sums["masculine"]), f1(sums["feminine"])
     drawn = {"f1": f1(sums["masculine"] + sums["feminine"]), "f1_masc": masc, "f1_fem": fem,
              "bias": numpy.divide(fem, masc, out=numpy.zeros(samples), where=masc > 0)}
-    tail = 100.0 * (1.0 - level) / 2
-    return {name: (float(numpy.percentile(values, tail)), float(numpy.percentile(values, 100.0 - tail)))
-            for name, values in drawn.items()}
+    return {name: percentile_interval(values, level) for name, values in drawn.items()}
 
 
 def interval_row(intervals: Mapping[str, Tuple[float, float]]) -> str:
