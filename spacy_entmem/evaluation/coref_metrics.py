@@ -119,22 +119,18 @@ class CorefScorer:
 
     def __init__(self, keep_singletons: bool = True):
         self.keep_singletons = keep_singletons
-        self.totals = {name: [0.0, 0.0, 0.0, 0.0] for name in METRICS}
         self.documents: List[numpy.ndarray] = []  # per document: (len(METRICS), 4) counts
 
     def add(self, key: Iterable[Iterable[Hashable]], response: Iterable[Iterable[Hashable]]) -> None:
         k = as_clusters(key, self.keep_singletons)
         r = as_clusters(response, self.keep_singletons)
-        counts = numpy.array([METRIC_FUNCTIONS[name](k, r) for name in METRICS], dtype="float64")
-        for name, row in zip(METRICS, counts):
-            for i, value in enumerate(row):
-                self.totals[name][i] += value
-        self.documents.append(counts)
+        self.documents.append(numpy.array([METRIC_FUNCTIONS[name](k, r) for name in METRICS], dtype="float64"))
 
     def scores(self) -> Dict[str, float]:
         result: Dict[str, float] = {}
-        for name in METRICS:
-            p, r, f = prf(tuple(self.totals[name]))  # type: ignore[arg-type]
+        totals = numpy.sum(self.documents, axis=0) if self.documents else numpy.zeros((len(METRICS), 4))
+        for name, counts in zip(METRICS, totals.tolist()):
+            p, r, f = prf(tuple(counts))  # type: ignore[arg-type]
             result.update({f"{name}_p": p, f"{name}_r": r, f"{name}_f": f})
         result["conll_f"] = (result["muc_f"] + result["b3_f"] + result["ceafe_f"]) / 3
         return result
