@@ -85,6 +85,8 @@ DEFAULT_MAX_BATCH_STEPS = 8192  # padded steps per memory batch (LitBank's ~2,00
         "animacy_agreement": False,
         "narrator_continuity": False,
         "noun_number_agreement": False,
+        "titled_name_agreement": False,
+        "binding_agreement": False,
         "pronoun_agreement": [],
         "name_agreement": False,
         "pruning_bound": None,
@@ -103,7 +105,7 @@ def make_entity_memory(
     name_genders: bool = False, pronoun_agreement: List[str] = [],  # noqa: B006 (spaCy config default)
     name_agreement: bool = False, animacy_agreement: bool = False, pruning_bound: Optional[float] = None,
     narrator_continuity: bool = False, noun_number_agreement: bool = False, beam_width: int = 1,
-    max_batch_steps: Optional[int] = None,
+    max_batch_steps: Optional[int] = None, titled_name_agreement: bool = False, binding_agreement: bool = False,
 ) -> "EntityMemory":
     weights = LossWeights(self_link_weight, positive_weight, negative_weight, sparsity_weight,
                           full_link_weight, full_negatives, lm_weight)
@@ -117,6 +119,7 @@ def make_entity_memory(
         pronoun_agreement=pronoun_agreement, name_agreement=name_agreement, animacy_agreement=animacy_agreement,
         pruning_bound=pruning_bound, narrator_continuity=narrator_continuity,
         noun_number_agreement=noun_number_agreement, beam_width=beam_width, max_batch_steps=max_batch_steps,
+        titled_name_agreement=titled_name_agreement, binding_agreement=binding_agreement,
     )
 
 
@@ -256,6 +259,7 @@ class EntityMemory(TrainablePipe):
         pronoun_agreement: Iterable[str] = (), name_agreement: bool = False, animacy_agreement: bool = False,
         pruning_bound: Optional[float] = None, narrator_continuity: bool = False,
         noun_number_agreement: bool = False, beam_width: int = 1, max_batch_steps: Optional[int] = None,
+        titled_name_agreement: bool = False, binding_agreement: bool = False,
     ):
         weights = weights or LossWeights()
         _check_config(cluster_prefix, mentions_key, entity_threshold, weights, temperature_halving_examples,
@@ -300,6 +304,8 @@ class EntityMemory(TrainablePipe):
             "name_agreement": bool(name_agreement),
             "narrator_continuity": bool(narrator_continuity),
             "noun_number_agreement": bool(noun_number_agreement),
+            "titled_name_agreement": bool(titled_name_agreement),
+            "binding_agreement": bool(binding_agreement),
             "pruning_bound": pruning_bound,
             "beam_width": beam_width,
             "max_batch_steps": max_batch_steps,
@@ -395,6 +401,8 @@ class EntityMemory(TrainablePipe):
         module.animacy_agreement = bool(self.cfg.get("animacy_agreement", False))
         module.narrator_continuity = bool(self.cfg.get("narrator_continuity", False))
         module.noun_number_agreement = bool(self.cfg.get("noun_number_agreement", False))
+        module.titled_name_agreement = bool(self.cfg.get("titled_name_agreement", False))
+        module.binding_agreement = bool(self.cfg.get("binding_agreement", False))
         bound = self.cfg.get("pruning_bound")
         check_pruning_bound(bound)
         module.pruning_bound = None if bound is None else float(bound)

@@ -13,7 +13,8 @@ from spacy.attrs import IS_TITLE, LOWER, SENT_START, TAG
 from spacy.strings import hash_string
 from spacy.tokens import Doc
 
-from ..nn.memory.mention_memory import ATTRIBUTE_FIELDS
+from ..nn.memory.mention_memory import ATTRIBUTE_FIELDS, N_NAME_WORDS
+from .binding import bound_subject_end
 
 UNKNOWN, MASCULINE, FEMININE, NEUTER = 0, 1, 2, 3
 SINGULAR, PLURAL = 1, 2
@@ -45,6 +46,10 @@ LEADING_WORDS = {"the", "a", "an", "this", "that", "these", "those"}
 NAME_PREFIXES = set(GENDER_OF_WORD) | LEADING_WORDS | {
     "dr", "dr.", "prof", "prof.", "professor", "captain", "capt.", "colonel", "col.", "general", "st", "st.",
     "saint", "young", "old", "little", "poor", "dear", "madam", "signor", "herr", "frau", "don", "doña"}
+# honorifics that make a titled name ("Miss Bingley", "Dr. Watson"): what ``titled_name`` looks for
+HONORIFICS = {"mr", "mr.", "mrs", "mrs.", "miss", "ms", "ms.", "lady", "sir", "lord", "dr", "dr.", "madame", "mme",
+              "mme.", "mademoiselle", "mlle", "monsieur", "signor", "herr", "frau", "professor", "prof.", "captain",
+              "capt.", "colonel", "col."}
 HEAD_STOPS = {"of", ",", "who", "whom", "whose", "which", "that", "in", "with", "at", "from", "on", "to", "for",
               "by", "(", ";", ":", "-", "--"}
 OPENING_QUOTES, CLOSING_QUOTES, TOGGLING_QUOTES = {"“", "``", "‘"}, {"”", "''", "’"}, {'"'}
@@ -53,6 +58,7 @@ SENTENCE_ENDS = {".", "!", "?", "\n"}
 NOUN_TAG_NUMBER = {"NN": SINGULAR, "NNP": SINGULAR, "NNS": PLURAL, "NNPS": PLURAL}
 NUMBER_OF_TAG_ID = {hash_string(tag): number for tag, number in NOUN_TAG_NUMBER.items()}  # as doc.to_array([TAG])
 POSSESSIVE_MARKERS = {"'s", "’s", "'"}
+NO_NAME_WORDS = (-1,) * N_NAME_WORDS
 
 
 class StringIds:
@@ -111,9 +117,31 @@ def given_name(words: List[str], capitalised: List[bool]) -> str:
     for word, upper in zip(words, capitalised):
         if word in NAME_PREFIXES:
             continue
-        plain = word.replace("-", "").replace("'", "")
-        return word if upper and plain.isalpha() and word not in PRONOUNS else ""
+        return word if _is_name_word(word, upper) else ""
     return ""
+
+
+def _is_name_word(word: str, capitalised: bool) -> bool:
+    plain = word.replace("-", "").replace("'", "").replace("’", "")
+    return capitalised and plain.isalpha() and word not in NAME_PREFIXES and word not in PRONOUNS
+
+
+def name_words(words: List[str], capitalised: List[bool], head: int) -> List[str]:
+    """The capitalised words of a mention up to its head (lowercased), without titles, articles and pronouns:
+    "Miss Elizabeth Bennet" → ["elizabeth", "bennet"]."""
+    return [word for word, upper in zip(words[: head + 1], capitalised) if _is_name_word(word, upper)]
+
+
+def titled_name(words: List[str], capitalised: List[bool], head: int) -> bool:
+    """Whether a mention is an honorific followed by capitalised names up to its head ("Miss Bingley", "the
+    young Mr. Darcy"; not "Miss Bingley's brother", "Mr. and Mrs. Bennet")."""
+    for i, word in enumerate(words[: head + 1]):
+        if word in HONORIFICS:
+            names = list(zip(words[i + 1: head + 1], capitalised[i + 1: head + 1]))
+            return bool(names) and all(_is_name_word(w, upper) for w, upper in names)
+        if word not in NAME_PREFIXES:
+            return False
+    return False
 
 
 def _sentence_initial_flags(lower: List[str], sent_starts: List[bool]) -> List[bool]:
@@ -158,7 +186,9 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
         pronoun = PRONOUN_CLASS.get(words[0], 0) if len(words) == 1 else 0
         if pronoun:
             _, number, gender = PRONOUNS[words[0]]
-            rows.append((-1, -1, pronoun, gender, number, int(quoted[start]), 0, 0, UNKNOWN))
+            bound_end = bound_subject_end(lower, tags, start)
+            rows.append((-1, -1, pronoun, gender, number, int(quoted[start]), 0, 0, UNKNOWN, bound_end, 0)
+                        + NO_NAME_WORDS)
             continue
         content = words[1:] if len(words) > 1 and words[0] in LEADING_WORDS else words
         head = _head_index(words)
@@ -168,6 +198,9 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
         inanimate = int(not gender and inanimate_nouns is not None and words[head] in inanimate_nouns)
         proper = any(capitalised[start:end])
         noun_number = NUMBER_OF_TAG_ID.get(tags[start + head], UNKNOWN)
+        cased = titles[start:end]
+        names = [ids(word) for word in name_words(words, cased, head)[:N_NAME_WORDS]]
         rows.append((ids(" ".join(content)), ids(words[head]), 0, gender, UNKNOWN, int(quoted[start]),
-                     int(proper), inanimate, noun_number))
+                     int(proper), inanimate, noun_number, -1, int(titled_name(words, cased, head)))
+                    + tuple(names) + NO_NAME_WORDS[len(names):])
     return numpy.asarray(rows, dtype="int64").reshape(-1, len(ATTRIBUTE_FIELDS))

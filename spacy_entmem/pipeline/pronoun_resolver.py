@@ -18,7 +18,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..models.memory import packaged_name_genders
-from ..nn.memory.mention_memory import GENDER, IS_PERSONAL_GENDER
+from ..nn.memory.mention_memory import BOUND_END, GENDER, IS_PERSONAL_GENDER
 from ..nn.pair_head import PairHead
 from .mention_attributes import StringIds, mention_attributes
 from .pronoun_features import TokenRange, query_features
@@ -32,25 +32,28 @@ STATE_KEYS = ("input_width", "hidden_width", "n_models", "trained_on")
     "entmem_pronoun_resolver",
     assigns=["doc.spans"],
     requires=["doc._.entity_memory_log", "doc.tensor"],
-    default_config={"query_key": "gap", "threshold": 0.5, "gender_agreement": True},
+    default_config={"query_key": "gap", "threshold": 0.5, "gender_agreement": True, "binding_agreement": False},
 )
 def make_pronoun_resolver(nlp: Language, name: str, query_key: str, threshold: float,
-                          gender_agreement: bool) -> "PronounResolver":
-    return PronounResolver(name, query_key=query_key, threshold=threshold, gender_agreement=gender_agreement)
+                          gender_agreement: bool, binding_agreement: bool = False) -> "PronounResolver":
+    return PronounResolver(name, query_key=query_key, threshold=threshold, gender_agreement=gender_agreement,
+                           binding_agreement=binding_agreement)
 
 
 class PronounResolver:
     """Scores (pronoun, A, B) queries with a trained ``PairHead``; ``set_head`` puts one in. With
     ``gender_agreement`` a he / she pronoun gets probability 0 for a candidate whose title, kinship word or given
     name (the packaged lexicon) has the other gender: GAP pairs a pronoun with two names of its own gender, so
-    the head never saw such a pair."""
+    the head never saw such a pair. With ``binding_agreement`` an object pronoun gets probability 0 for the
+    subject of its own clause ("Cobb allegedly choked her": not Cobb; ``binding``)."""
 
     def __init__(self, name: str = "pronoun_resolver", *, query_key: str = "gap", threshold: float = 0.5,
-                 gender_agreement: bool = True):
+                 gender_agreement: bool = True, binding_agreement: bool = False):
         if not 0.0 <= threshold <= 1.0:
             raise ValueError(f"[spacy-entmem] {name}: threshold must be in [0, 1], got {threshold}")
         self.name = name
-        self.cfg: Dict = {"query_key": query_key, "threshold": threshold, "gender_agreement": bool(gender_agreement)}
+        self.cfg: Dict = {"query_key": query_key, "threshold": threshold, "gender_agreement": bool(gender_agreement),
+                          "binding_agreement": bool(binding_agreement)}
         self.head: Optional[PairHead] = None
 
     def set_head(self, head: PairHead, trained_on: str = "") -> None:
@@ -68,8 +71,12 @@ class PronounResolver:
             raise ValueError(f"[spacy-entmem] {self.name} was trained on {self.head.input_width} features, the doc "
                              f"gives {rows.shape[1]} (another tok2vec width?)")
         probabilities = self.head.predict(rows)
-        if self.cfg["gender_agreement"]:
-            probabilities[gender_disagreements(doc, pronoun, (a, b))] = 0.0
+        if self.cfg["gender_agreement"] or self.cfg.get("binding_agreement"):
+            attrs = mention_attributes(doc, [pronoun, a, b], StringIds(), packaged_name_genders())
+            if self.cfg["gender_agreement"]:
+                probabilities[gender_disagreements(attrs)] = 0.0
+            if self.cfg.get("binding_agreement"):
+                probabilities[bound_candidates(attrs[0], (a, b))] = 0.0
         probability_a, probability_b = probabilities.tolist()
         return probability_a, probability_b
 
@@ -125,11 +132,19 @@ class PronounResolver:
         return self
 
 
-def gender_disagreements(doc: Doc, pronoun: TokenRange, candidates: Sequence[TokenRange]) -> numpy.ndarray:
-    """(len(candidates),) bool: the candidate has a masculine / feminine cue and the pronoun the other gender."""
-    genders = mention_attributes(doc, [pronoun, *candidates], StringIds(), packaged_name_genders())[:, GENDER]
+def gender_disagreements(attrs: numpy.ndarray) -> numpy.ndarray:
+    """(C,) bool from the ``mention_attributes`` of the pronoun and C candidates, in that order: the candidate
+    has a masculine / feminine cue and the pronoun the other gender."""
+    genders = attrs[:, GENDER]
     gendered = IS_PERSONAL_GENDER[genders]
     return gendered[0] & gendered[1:] & (genders[1:] != genders[0])
+
+
+def bound_candidates(pronoun_attrs: numpy.ndarray, candidates: Sequence[TokenRange]) -> numpy.ndarray:
+    """(len(candidates),) bool: the candidate ends where the subject the pronoun cannot refer to ends
+    (``binding.bound_subject_end``, in the pronoun's ``mention_attributes`` row)."""
+    bound_end = pronoun_attrs[BOUND_END]
+    return numpy.array([bound_end >= 0 and end == bound_end for _, end in candidates], dtype=bool)
 
 
 def char_range_span(doc: Doc, chars: Tuple[int, int], what: str) -> Span:

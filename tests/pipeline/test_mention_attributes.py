@@ -81,3 +81,34 @@ def test_a_nominal_takes_its_number_from_its_head_words_tag_and_pronouns_and_unt
     assert numbers == [PLURAL, SINGULAR, SINGULAR, UNKNOWN, UNKNOWN]
     untagged = Doc(spacy.blank("en").vocab, words=words)
     assert mention_attributes(untagged, spans, StringIds())[:, NOUN_NUMBER].tolist() == [UNKNOWN] * 5
+
+
+def test_titled_names_and_name_words():
+    from spacy_entmem.nn.memory.mention_memory import NAME_WORDS, TITLED
+
+    doc = spacy.blank("en")("Elizabeth Bennet saw the young Mr. Darcy , Miss Bingley 's brother and Mr. and Mrs. Hurst ; "
+                            "Miss Elizabeth laughed at her .")
+    #        Elizabeth Bennet  the young Mr. Darcy  Miss Bingley 's brother  Mr. and Mrs. Hurst  Miss Elizabeth  her
+    spans = [(0, 2), (3, 7), (8, 12), (13, 17), (18, 20), (22, 23)]
+    ids = StringIds()
+    rows = mention_attributes(doc, spans, ids)
+    assert rows[:, TITLED].tolist() == [0, 1, 0, 0, 1, 0]
+    words = [[word for word in row if word >= 0] for row in rows[:, NAME_WORDS].tolist()]
+    by_id = {i: text for text, i in ids.ids.items()}
+    # the sentence-initial given name counts; titles, articles, adjectives and pronouns never do
+    assert [[by_id[i] for i in row] for row in words] == [
+        ["elizabeth", "bennet"], ["darcy"], ["bingley"], ["hurst"], ["elizabeth"], []]
+    assert rows[0, NAME_WORDS.start] == rows[4, NAME_WORDS.start]  # the same word, the same id
+
+
+def test_an_object_pronoun_carries_the_end_of_the_subject_it_cannot_refer_to():
+    from spacy.tokens import Doc
+
+    from spacy_entmem.nn.memory.mention_memory import BOUND_END
+
+    words = ["Mary", "saw", "her", "and", "Anna", "'s", "cat", "hid", "her"]
+    tags = ["NNP", "VBD", "PRP", "CC", "NNP", "POS", "NN", "VBD", "PRP"]
+    doc = Doc(spacy.blank("en").vocab, words=words, tags=tags)
+    #         Mary     her      Anna 's cat   her
+    spans = [(0, 1), (2, 3), (4, 7), (8, 9)]
+    assert mention_attributes(doc, spans, StringIds())[:, BOUND_END].tolist() == [-1, 1, -1, 7]

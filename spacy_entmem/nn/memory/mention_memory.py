@@ -41,9 +41,16 @@ NO_CLUSTER = -1
 # candidate is a mention of none of the annotated entities (a GAP pronoun that is neither A's nor B's)
 NOT_A_MENTION, UNKNOWN, SOME_OTHER_ENTITY = -1, -2, -3
 # the candidate attributes, one column each (made by spacy_entmem.pipeline.mention_attributes)
-ATTRIBUTE_FIELDS = ("norm", "head", "pronoun", "gender", "number", "quoted", "proper", "inanimate", "noun_number")
-NORM, HEAD, PRONOUN, GENDER, NUMBER, QUOTED, PROPER, INANIMATE, NOUN_NUMBER = range(len(ATTRIBUTE_FIELDS))
-PADDING_ATTRIBUTES = (-1, -1, 0, 0, 0, 0, 0, 0, 0)  # no string, not a pronoun, nothing known
+# (bound_end: for an object pronoun, the end of the subject mention it cannot refer to, see
+# ``pipeline.binding``, else -1; titled: the mention is an honorific and capitalised names, "Miss Bingley";
+# name_word_k: ids of its first capitalised words other than titles and articles, -1 where it has fewer)
+ATTRIBUTE_FIELDS = ("norm", "head", "pronoun", "gender", "number", "quoted", "proper", "inanimate", "noun_number",
+                    "bound_end", "titled", "name_word_1", "name_word_2", "name_word_3")
+NORM, HEAD, PRONOUN, GENDER, NUMBER, QUOTED, PROPER, INANIMATE, NOUN_NUMBER, BOUND_END, TITLED = range(11)
+NAME_WORDS = slice(TITLED + 1, len(ATTRIBUTE_FIELDS))
+N_NAME_WORDS = NAME_WORDS.stop - NAME_WORDS.start
+# no string, not a pronoun, nothing known
+PADDING_ATTRIBUTES = (-1, -1, 0, 0, 0, 0, 0, 0, 0, -1, 0) + (-1,) * N_NAME_WORDS
 PERSONAL_GENDERS = (1, 2)  # masculine, feminine (mention_attributes.MASCULINE / FEMININE)
 N_PRONOUN_CLASSES = 8  # pronoun classes 1..7 (0: not a pronoun)
 FIRST_SINGULAR = 1  # the pronoun class of "i me my mine myself" (mention_attributes.PRONOUN_CLASS)
@@ -101,6 +108,7 @@ class CellState:
         # bit 1: a singular noun heads one of its nominal mentions, bit 2: a plural one (``noun_number``)
         self.noun_numbers = numpy.zeros((batch, n_cells), dtype="int64")
         self.strings = [[set() for _ in range(n_cells)] for _ in range(batch)]
+        self.names = [[set() for _ in range(n_cells)] for _ in range(batch)]  # name word ids of its mentions
         # per document: ("n", norm id) / ("h", head id) -> the cells holding a mention with that string
         self.cells_with = [dict() for _ in range(batch)]
         self.next_entity = numpy.zeros(batch, dtype="int64")
@@ -117,15 +125,16 @@ class CellState:
         for name, value in vars(self).items():
             if isinstance(value, numpy.ndarray):
                 setattr(out, name, value[rows])
-        out.strings, out.cells_with, taken = [], [], set()
+        out.strings, out.cells_with, out.names, taken = [], [], [], set()
         for row in rows.tolist():
-            strings, cells_with = self.strings[row], self.cells_with[row]
+            strings, cells_with, names = self.strings[row], self.cells_with[row], self.names[row]
             if row in taken:
-                strings = [set(cell) for cell in strings]
+                strings, names = [set(cell) for cell in strings], [set(cell) for cell in names]
                 cells_with = {key: set(cells) for key, cells in cells_with.items()}
             taken.add(row)
             out.strings.append(strings)
             out.cells_with.append(cells_with)
+            out.names.append(names)
         return out
 
     def least_used(self) -> numpy.ndarray:
@@ -146,6 +155,22 @@ class CellState:
         one_number = (nouns == 1) | (nouns == 2)  # bits: 1 singular, 2 plural; 3 both
         return (IS_THIRD_PERSON[pronoun] & (number > 0) & (self.number[rows, cells] == 0)
                 & one_number & (nouns != number))
+
+    def name_clash(self, attrs: numpy.ndarray, rows: numpy.ndarray, cells: numpy.ndarray) -> numpy.ndarray:
+        """(P,) whether the pairs (rows[k], cells[k]) pair a titled name with a cell whose mentions have name
+        words, none of them the candidate's ("Miss Bingley" and a cell holding "Jane"; not "Miss Elizabeth"
+        and a cell holding "Elizabeth Bennet")."""
+        clash = numpy.zeros(len(rows), dtype=bool)
+        for k in numpy.flatnonzero(attrs[rows, TITLED] > 0).tolist():
+            held = self.names[rows[k]][cells[k]]
+            clash[k] = bool(held) and held.isdisjoint(attrs[rows[k], NAME_WORDS].tolist())
+        return clash
+
+    def bound(self, attrs: numpy.ndarray, rows: numpy.ndarray, cells: numpy.ndarray) -> numpy.ndarray:
+        """(P,) whether the pairs (rows[k], cells[k]) pair an object pronoun with the cell whose last mention is
+        its clause's subject ("Cobb allegedly choked her": not Cobb; ``pipeline.binding``)."""
+        ends = attrs[rows, BOUND_END]
+        return (ends >= 0) & (self.last_end[rows, cells] == ends)
 
     def narrator_cell(self, attrs: numpy.ndarray, active: numpy.ndarray) -> numpy.ndarray:
         """(B,) for each candidate that is an unquoted first-person singular pronoun, the most recently used
@@ -216,11 +241,15 @@ class CellState:
             for key in self.strings[b][i]:
                 self.cells_with[b][key].discard(i)
             self.strings[b][i] = set()
+            self.names[b][i] = set()
         for b, i, norm, head in zip(rows.tolist(), cells.tolist(), attrs[:, NORM].tolist(), attrs[:, HEAD].tolist()):
             if norm >= 0:
                 for key in (("n", norm), ("h", head)):
                     self.strings[b][i].add(key)
                     self.cells_with[b].setdefault(key, set()).add(i)
+        named = (attrs[:, NAME_WORDS] >= 0).any(axis=1)
+        for b, i, words in zip(rows[named].tolist(), cells[named].tolist(), attrs[named, NAME_WORDS].tolist()):
+            self.names[b][i].update(word for word in words if word >= 0)
         for field, column in ((self.gender, GENDER), (self.number, NUMBER)):
             known = attrs[:, column] != 0
             field[rows[known], cells[known]] = attrs[known, column]
@@ -344,6 +373,11 @@ class MentionMemory(nn.Module):
         # at inference: a third-person pronoun never joins a cell whose nominal mentions all have the other
         # number while no pronoun has joined it (``CellState.number_clash``)
         self.noun_number_agreement = False
+        # at inference: a titled name ("Miss Bingley") never joins a cell whose mentions have name words, none
+        # of them its own (``CellState.name_clash``)
+        self.titled_name_agreement = False
+        # at inference: an object pronoun never joins the cell of its clause's subject (``CellState.bound``)
+        self.binding_agreement = False
         # at inference: an unquoted I / me / my joins the most recently used cell that holds one (in
         # first-person narration outside quotations they are all the narrator)
         self.narrator_continuity = False
@@ -547,7 +581,8 @@ class MentionMemory(nn.Module):
         raw = mlp.rest(pre).squeeze(-1)
         disagree = None
         if (self.agreement_constraints or self.name_agreement or self.animacy_agreement
-                or self.noun_number_agreement) and not self.training:
+                or self.noun_number_agreement or self.titled_name_agreement
+                or self.binding_agreement) and not self.training:
             disagree = numpy.zeros((B, N), dtype=bool)
             pronoun = attrs_t[rows, PRONOUN] > 0
             if self.agreement_constraints:
@@ -559,6 +594,10 @@ class MentionMemory(nn.Module):
                 disagree[rows, cells] |= personal & state.thing_only()[rows, cells]
             if self.noun_number_agreement:
                 disagree[rows, cells] |= state.number_clash(attrs_t, rows, cells)
+            if self.titled_name_agreement:
+                disagree[rows, cells] |= state.name_clash(attrs_t, rows, cells)
+            if self.binding_agreement:
+                disagree[rows, cells] |= state.bound(attrs_t, rows, cells)
         return scores.reshape(-1).index_put((pairs_t,), raw).view(B, N), disagree
 
     def _update(self, memory: torch.Tensor, memory_part: torch.Tensor, g_t: torch.Tensor, decision: Decision,

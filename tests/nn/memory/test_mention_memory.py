@@ -6,14 +6,14 @@ import torch
 
 from spacy_entmem.pipeline.memory_log import step_entities
 from spacy_entmem.nn.memory.mention_memory import (
-    ATTRIBUTE_FIELDS, COREF, IGNORE, OVERWRITE, CellState, MentionMemory, action_loss,
+    ATTRIBUTE_FIELDS, COREF, IGNORE, OVERWRITE, PADDING_ATTRIBUTES, CellState, MentionMemory, action_loss,
 )
 
 
 def _padded(rows):
     """(M, len(ATTRIBUTE_FIELDS)) from per-candidate (norm, head, pronoun, gender, number, quoted, proper,
-    inanimate[, noun number]): a missing noun number is 0 (unknown)."""
-    return numpy.array([tuple(row) + (0,) * (len(ATTRIBUTE_FIELDS) - len(row)) for row in rows], dtype="int64")
+    inanimate[, noun number, titled, name words]): missing columns as padding has them (no name words)."""
+    return numpy.array([tuple(row) + PADDING_ATTRIBUTES[len(row):] for row in rows], dtype="int64")
 
 
 def _attributes(rows):
@@ -248,6 +248,55 @@ def test_name_agreement_keeps_a_gendered_name_out_of_a_cell_of_the_other_gender(
     memory.agreement_constraints = (2,)  # pronoun agreement alone leaves names free
     memory.name_agreement = False
     assert _disagreements(memory, attrs)[-1] == [[False, False]]
+
+
+def test_titled_name_agreement_keeps_a_titled_name_out_of_cells_whose_names_it_does_not_share():
+    torch.manual_seed(0)
+    memory = MentionMemory(input_width=6, hidden_width=8, n_cells=4, mlp_width=8, dropout=0.0, feature_width=4)
+    # each candidate takes a cell of its own (``_disagreements``); name word ids: 10 elizabeth, 11 bennet, 12 jane, 13 bingley
+    attrs = _attributes([
+        (0, 0, 0, 2, 0, 0, 1, 0, 0, -1, 0, 10, 11, -1),  # Elizabeth Bennet
+        (-1, -1, 5, 2, 1, 0, 0, 0),                  # she (a new entity, say: a cell with no name words)
+        (1, 1, 0, 2, 0, 0, 1, 0, 0, -1, 0, 12, -1, -1),   # Jane
+        (2, 2, 0, 2, 0, 0, 1, 0, 0, -1, 1, 13, -1, -1),   # Miss Bingley
+        (3, 3, 0, 2, 0, 0, 1, 0, 0, -1, 1, 10, -1, -1),   # Miss Elizabeth
+    ])
+    assert _disagreements(memory, attrs)[3] is None
+    memory.titled_name_agreement = True
+    masks = _disagreements(memory, attrs)
+    assert masks[2] == [[False, False, False, False]]  # "Jane" is no titled name
+    # Bingley is neither Elizabeth Bennet nor Jane; the cell of "she" has no name words to compare
+    assert masks[3] == [[True, False, True, False]]
+    assert masks[4] == [[False, False, True, True]]  # Miss Elizabeth may join Elizabeth Bennet
+
+
+def test_binding_agreement_keeps_an_object_pronoun_out_of_the_cell_of_its_clause_subject():
+    torch.manual_seed(0)
+    memory = MentionMemory(input_width=6, hidden_width=8, n_cells=3, mlp_width=8, dropout=0.0, feature_width=4)
+    # candidate k spans tokens [2k, 2k + 1) (``_inputs``); "her" is bound to the subject ending at token 3
+    attrs = _attributes([(0, 0, 0, 2, 0, 0, 1, 0), (1, 1, 0, 2, 0, 0, 1, 0), (-1, -1, 5, 2, 1, 0, 0, 0, 0, 3)])
+    assert _disagreements(memory, attrs)[2] is None
+    memory.binding_agreement = True
+    assert _disagreements(memory, attrs)[2] == [[False, True, False]]
+    unbound = _attributes([(0, 0, 0, 2, 0, 0, 1, 0), (1, 1, 0, 2, 0, 0, 1, 0), (-1, -1, 5, 2, 1, 0, 0, 0, 0, -1)])
+    assert _disagreements(memory, unbound)[2] == [[False, False, False]]
+
+
+def test_a_cells_name_words_are_forgotten_when_a_new_entity_takes_it_and_copied_by_select():
+    state = CellState(1, 2)
+    one = numpy.array([True])
+    state.apply(numpy.array([OVERWRITE]), numpy.array([0]), _padded([[0, 0, 0, 2, 0, 0, 1, 0, 0, -1, 0, 12, -1, -1]]),
+                numpy.array([1]), 0.98, one)
+    miss_bingley = _padded([[2, 2, 0, 2, 0, 0, 1, 0, 0, -1, 1, 13, -1, -1]])
+    rows, cells = numpy.array([0]), numpy.array([0])
+    assert state.name_clash(miss_bingley, rows, cells).tolist() == [True]
+    copies = state.select(numpy.array([0, 0]))
+    copies.apply(numpy.array([COREF, IGNORE]), numpy.array([0, 0]), numpy.repeat(miss_bingley, 2, axis=0),
+                 numpy.array([3, 3]), 0.98, numpy.array([True, True]))
+    assert copies.names[0][0] == {12, 13} and copies.names[1][0] == {12}  # each reading has its own sets
+    state.apply(numpy.array([OVERWRITE]), numpy.array([0]), _padded([[-1, -1, 5, 2, 1, 0, 0, 0]]),
+                numpy.array([5]), 0.98, one)  # "she" starts a new entity in the cell: Jane is forgotten
+    assert state.name_clash(miss_bingley, rows, cells).tolist() == [False]
 
 
 def test_greedy_never_joins_a_disagreeing_cell(memory):
