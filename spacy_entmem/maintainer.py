@@ -201,6 +201,46 @@ def add_tagger(
     msg.good(f"tagger from {source} -> {target} (after {upstream}); {tagged} of {len(docs)} samples tagged")
 
 
+@app.command("set-decisions")
+def set_decisions(
+    settings: List[str] = typer.Argument(..., help="NAME=JSON, the names of coref-evaluate --setting (e.g. "
+                                         "titled_name_agreement=true, resolver_binding_agreement=true)"),
+    mention_scheme: List[str] = typer.Option(["litbank"], help="The schemes whose finder / memory take the "
+                                             "settings (repeat for several)"),
+    target: Optional[Path] = typer.Option(None, help="The pipeline to set (default: the one in the package)"),
+) -> None:
+    """Set decision settings (chosen with coref-evaluate / gap-evaluate --setting) on a saved pipeline's
+    components, those of each mention scheme named; checked, then swapped in."""
+    import shutil
+
+    import spacy_entmem
+
+    from .evaluation.coref_evaluate import decisions_by_component, parse_settings
+    from .pipeline.mention_schemes import ROLES, check_scheme, scheme_component
+    from .training.assembly import set_component_settings
+
+    target = target or spacy_entmem.DEFAULT_PIPELINE
+    try:
+        chosen = parse_settings(settings)
+        for scheme in mention_scheme:
+            check_scheme(scheme)
+    except ValueError as error:
+        msg.fail(str(error), exits=1)
+    by_name: dict = {}
+    for scheme in mention_scheme:
+        for component, values in decisions_by_component(chosen).items():
+            by_name.setdefault(scheme_component(component, scheme) if component in ROLES else component,
+                               {}).update(values)
+    missing = [name for name in by_name if not (target / name / "cfg").exists()]
+    if missing:
+        msg.fail(f"{target} has no component {', '.join(missing)} (with a saved cfg) to set", exits=1)
+    staging = fresh_staging(target)
+    shutil.copytree(target, staging)
+    set_component_settings(staging, by_name)
+    check_and_swap(staging, target, what=f"{target} with {by_name}")
+    msg.good(f"{target}: " + "; ".join(f"{name} {values}" for name, values in by_name.items()))
+
+
 @app.command("add-pronoun-resolver")
 def add_pronoun_resolver(
     development: Path = typer.Argument(..., exists=True, dir_okay=False, help="GAP development TSV (training)"),

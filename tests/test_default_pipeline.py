@@ -53,9 +53,22 @@ def test_mr_darcy_and_his_pronouns_stay_out_of_janes_cluster_in_the_austen_sampl
     darcy = [c for c in clusters if "Mr. Darcy" in c]
     assert darcy and darcy[0] == ["Mr. Darcy", "He", "him"], clusters
     assert not any("Jane" in c and "Mr. Darcy" in c for c in clusters)
-    off = spacy_entmem.load_default(config={"components": {"entity_memory": {"name_agreement": False}}})
+    # titled_name_agreement would keep "Mr. Darcy" out too ("darcy" is none of Jane's name words)
+    off = spacy_entmem.load_default(config={"components": {"entity_memory": {
+        "name_agreement": False, "titled_name_agreement": False}}})
     without = off(doc.text)  # kept alive: its span groups need it
     assert any("Jane" in c and "Mr. Darcy" in c for c in
+               ([span.text for span in cluster] for cluster in without._.coref_clusters))
+
+
+def test_miss_bingley_stays_out_of_janes_cluster_in_the_austen_sample():
+    """titled_name_agreement (shipped on): "Miss Bingley" shares no name word with "Jane"."""
+    doc = spacy_entmem.load_default()((SAMPLES / "austen.txt").read_text(encoding="utf8"))
+    clusters = [[span.text for span in cluster] for cluster in doc._.coref_clusters]
+    assert not any("Jane" in c and "Miss Bingley" in c for c in clusters), clusters
+    off = spacy_entmem.load_default(config={"components": {"entity_memory": {"titled_name_agreement": False}}})
+    without = off(doc.text)  # kept alive: its span groups need it
+    assert any("Jane" in c and "Miss Bingley" in c for c in
                ([span.text for span in cluster] for cluster in without._.coref_clusters))
 
 

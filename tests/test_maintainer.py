@@ -44,3 +44,30 @@ def test_add_tagger_refuses_a_pipeline_whose_tok2vec_the_tagger_cannot_read(tmp_
     spacy.blank("en").to_disk(bare)
     result = CliRunner().invoke(maintainer_app, ["add-tagger", "--source", SOURCE, "--target", str(bare)])
     assert result.exit_code == 1 and "listens to 'tok2vec'" in " ".join(result.output.split())
+
+
+def test_set_decisions_sets_each_schemes_components_and_refuses_unknown_names(tmp_path):
+    import shutil
+
+    target = tmp_path / "pipeline"
+    shutil.copytree(spacy_entmem.DEFAULT_PIPELINE, target)
+    result = CliRunner().invoke(maintainer_app, [
+        "set-decisions", "titled_name_agreement=false", "resolver_binding_agreement=false", "entity_threshold=0.4",
+        "--mention-scheme", "litbank", "--mention-scheme", "gum", "--target", str(target)])
+    assert result.exit_code == 0, result.output
+    nlp = spacy.load(target)
+    for memory in ("entity_memory", "entity_memory_gum"):
+        assert nlp.get_pipe(memory).cfg["titled_name_agreement"] is False
+        assert nlp.get_pipe(memory).cfg["entity_threshold"] == 0.4
+    assert nlp.get_pipe("pronoun_resolver").cfg["binding_agreement"] is False
+    assert nlp.get_pipe("pronoun_resolver").cfg["threshold"] == spacy.load(spacy_entmem.DEFAULT_PIPELINE).get_pipe(
+        "pronoun_resolver").cfg["threshold"]  # what was not named stays
+    assert not (tmp_path / "pipeline.staging").exists()
+    for bad, message in ((["no_such_setting=1"], "expected NAME=VALUE"),
+                         (["titled_name_agreement=true", "--mention-scheme", "ontonotes"], "unknown mention scheme")):
+        result = CliRunner().invoke(maintainer_app, ["set-decisions", *bad, "--target", str(target)])
+        assert result.exit_code == 1 and message in " ".join(result.output.split()), result.output
+    bare = tmp_path / "bare"
+    spacy.blank("en").to_disk(bare)
+    result = CliRunner().invoke(maintainer_app, ["set-decisions", "entity_threshold=0.4", "--target", str(bare)])
+    assert result.exit_code == 1 and "no component entity_memory" in " ".join(result.output.split())

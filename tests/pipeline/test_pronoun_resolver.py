@@ -38,6 +38,21 @@ def test_without_gender_agreement_the_head_decides_alone(nlp):
     assert raw[0] > 0.0 and agreed == (0.0, raw[1])
 
 
+def test_binding_agreement_keeps_an_object_pronoun_from_its_clause_subject(nlp):
+    text = "Joan Clarke and Mavis Batey worked at Bletchley Park. Batey often visited her."
+    batey = text.rindex("Batey")
+    resolver = nlp.get_pipe("pronoun_resolver")
+    doc, ranges = annotate_query(nlp, text, chars("her", text), chars("Joan Clarke", text), (batey, batey + 5))
+    assert [token.tag_ for token in doc[ranges[2][1]: ranges[0][1]]] == ["RB", "VBD", "PRP"]
+    assert resolver.cfg["binding_agreement"] is True  # shipped on
+    assert resolver.resolve(doc, *ranges)[1] == 0.0  # "her" is not the Batey who visits
+    resolver.cfg["binding_agreement"] = False
+    try:
+        assert resolver.resolve(doc, *ranges)[1] > 0.0
+    finally:
+        resolver.cfg["binding_agreement"] = True
+
+
 def test_a_query_span_group_gets_the_answers_in_its_attrs(nlp):
     doc, (pronoun, a, b) = annotate_query(nlp, TEXT, chars("his"), chars("Alan Turing"), chars("Joan Clarke"))
     doc.spans["gap"] = [Span(doc, *span, label=label) for span, label in ((a, "A"), (b, "B"), (pronoun, "PRONOUN"))]
