@@ -122,8 +122,9 @@ def given_name(words: List[str], capitalised: List[bool]) -> str:
 
 
 def _is_name_word(word: str, capitalised: bool) -> bool:
-    plain = word.replace("-", "").replace("'", "").replace("’", "")
-    return capitalised and plain.isalpha() and word not in NAME_PREFIXES and word not in PRONOUNS
+    if not capitalised or word in NAME_PREFIXES or word in PRONOUNS:
+        return False
+    return word.isalpha() or word.replace("-", "").replace("'", "").replace("’", "").isalpha()
 
 
 def name_words(words: List[str], capitalised: List[bool], head: int) -> List[str]:
@@ -199,8 +200,8 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
         proper = any(capitalised[start:end])
         noun_number = NUMBER_OF_TAG_ID.get(tags[start + head], UNKNOWN)
         cased = titles[start:end]
-        names = [ids(word) for word in name_words(words, cased, head)[:N_NAME_WORDS]]
+        names = [ids(word) for word in name_words(words, cased, head)[:N_NAME_WORDS]] if any(cased) else []
+        titled = int(bool(names) and titled_name(words, cased, head))
         rows.append((ids(" ".join(content)), ids(words[head]), 0, gender, UNKNOWN, int(quoted[start]),
-                     int(proper), inanimate, noun_number, -1, int(titled_name(words, cased, head)))
-                    + tuple(names) + NO_NAME_WORDS[len(names):])
+                     int(proper), inanimate, noun_number, -1, titled) + tuple(names) + NO_NAME_WORDS[len(names):])
     return numpy.asarray(rows, dtype="int64").reshape(-1, len(ATTRIBUTE_FIELDS))
