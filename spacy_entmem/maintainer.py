@@ -226,9 +226,10 @@ def set_decisions(
             check_scheme(scheme)
     except ValueError as error:
         msg.fail(str(error), exits=1)
+    by_component = decisions_by_component(chosen)
     by_name: dict = {}
     for scheme in mention_scheme:
-        for component, values in decisions_by_component(chosen).items():
+        for component, values in by_component.items():
             by_name.setdefault(scheme_component(component, scheme) if component in ROLES else component,
                                {}).update(values)
     missing = [name for name in by_name if not (target / name / "cfg").exists()]

@@ -19,9 +19,10 @@ def compare_conll(gold: Path, first: Path, second: Path, samples: int = 1000, se
         for name, scorer in scorers.items():
             scorer.add(_clusters(key), _clusters(documents[name][index]))
     intervals = scorers["first"].bootstrap(against=scorers["second"], samples=samples, seed=seed)
+    scores = {name: scorer.scores() for name, scorer in scorers.items()}
     return {
         "documents": len(documents["gold"]),
-        **{name: {metric: scorer.scores()[metric] for metric in ("conll_f", "lea_f")} for name, scorer in scorers.items()},
+        **{name: {metric: values[metric] for metric in ("conll_f", "lea_f")} for name, values in scores.items()},
         "first_minus_second": {metric: list(intervals[f"{metric}_minus"]) for metric in ("conll_f", "lea_f")},
         "samples": samples,
     }

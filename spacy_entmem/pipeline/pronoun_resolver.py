@@ -71,11 +71,11 @@ class PronounResolver:
             raise ValueError(f"[spacy-entmem] {self.name} was trained on {self.head.input_width} features, the doc "
                              f"gives {rows.shape[1]} (another tok2vec width?)")
         probabilities = self.head.predict(rows)
-        if self.cfg["gender_agreement"] or self.cfg.get("binding_agreement"):
+        if self.cfg["gender_agreement"] or self.cfg["binding_agreement"]:
             attrs = mention_attributes(doc, [pronoun, a, b], StringIds(), packaged_name_genders())
             if self.cfg["gender_agreement"]:
                 probabilities[gender_disagreements(attrs)] = 0.0
-            if self.cfg.get("binding_agreement"):
+            if self.cfg["binding_agreement"]:
                 probabilities[bound_candidates(attrs[0], (a, b))] = 0.0
         probability_a, probability_b = probabilities.tolist()
         return probability_a, probability_b
