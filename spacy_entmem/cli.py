@@ -590,14 +590,14 @@ def name_genders(
     import spacy
 
     from .corpora.gap import read_gap_rows
-    from .corpora.name_genders import build_lexicon, count_names, save_lexicon
+    from .corpora.name_genders import build_lexicon, count_name_positions, count_names, save_lexicon
 
     if not docs and not gap:
         msg.fail("name-genders needs at least one --docs or --gap file", exits=1)
-    vocab = spacy.blank("en").vocab
-    counts = count_names(read_docbins(docs, vocab),
-                         (row for path in gap for row in read_gap_rows(path)))
-    lexicon = build_lexicon(counts)
+    gold_docs = list(read_docbins(docs, spacy.blank("en").vocab))
+    rows = [row for path in gap for row in read_gap_rows(path)]
+    counts = count_names(gold_docs, rows)
+    lexicon = build_lexicon(counts, count_name_positions(gold_docs, rows))
     save_lexicon(lexicon, output)
     by_gender = {g: sum(1 for v in lexicon.values() if v == g) for g in set(lexicon.values())}
     msg.good(f"{len(lexicon)} names ({by_gender}) from {len(counts)} counted, written to {output}")

@@ -242,6 +242,9 @@ def set_decisions(
     msg.good(f"{target}: " + "; ".join(f"{name} {values}" for name, values in by_name.items()))
 
 
+RESOLVER_RULES = ("gender_agreement", "binding_agreement")  # what a retrained resolver keeps from the old one
+
+
 @app.command("add-pronoun-resolver")
 def add_pronoun_resolver(
     development: Path = typer.Argument(..., exists=True, dir_okay=False, help="GAP development TSV (training)"),
@@ -267,12 +270,14 @@ def add_pronoun_resolver(
 
     target = target or spacy_entmem.DEFAULT_PIPELINE
     nlp = spacy.load(target)
-    if "pronoun_resolver" in nlp.component_names:
+    rules = {}
+    if "pronoun_resolver" in nlp.component_names:  # a new head, the same decision rules
+        rules = {key: nlp.get_pipe("pronoun_resolver").cfg[key] for key in RESOLVER_RULES}
         nlp.remove_pipe("pronoun_resolver")
     X, y = (numpy.concatenate(parts) for parts in zip(*(gap_query_rows(nlp, tsv, batch_size)
                                                          for tsv in [development, *also_train_on])))
     head, losses = fit_pair_head(X, y, HeadTraining(seed=seed))
-    resolver = nlp.add_pipe("entmem_pronoun_resolver", name="pronoun_resolver", last=True)
+    resolver = nlp.add_pipe("entmem_pronoun_resolver", name="pronoun_resolver", last=True, config=rules)
     resolver.set_head(head, trained_on=" + ".join(tsv.name for tsv in [development, *also_train_on]))
     gold, probabilities, _, _ = pair_probabilities(nlp, validation, batch_size, resolver)
     threshold, scores = select_threshold(gold, probabilities)

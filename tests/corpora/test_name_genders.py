@@ -7,7 +7,8 @@ import spacy
 
 from spacy_entmem.corpora.gap import GapRow
 from spacy_entmem.corpora.name_genders import (
-    PACKAGED_LEXICON, build_lexicon, cluster_gender, count_names, load_lexicon, save_lexicon,
+    GIVEN, PACKAGED_LEXICON, SURNAME, build_lexicon, cluster_gender, count_name_positions, count_names, load_lexicon,
+    save_lexicon,
 )
 from spacy_entmem.pipeline.mention_attributes import FEMININE, MASCULINE, NEUTER, UNKNOWN
 
@@ -44,6 +45,27 @@ def test_lexicon_keeps_pure_frequent_names_and_never_gendered_places():
     assert build_lexicon(counts) == {"anna": FEMININE, "london": NEUTER, "mary": FEMININE}
 
 
+def test_name_positions_count_first_words_as_given_and_last_words_or_titled_words_as_surnames():
+    doc = _doc("Josiah Willard Gibbs met Mr. Gibbs and Sir Thomas and Emma .",
+               [[(0, 3), (4, 6)], [(7, 9)], [(10, 11)]])
+    row = GapRow("t-1", "x", [("PRONOUN", "she", 0), ("A", "Jennifer Thompson", 0), ("B", "Mrs. Thompson", 0)],
+                 True, False, 2)
+    positions = count_name_positions([doc], [row])
+    assert positions["josiah"] == Counter({GIVEN: 1}) and positions["jennifer"] == Counter({GIVEN: 1})
+    assert positions["gibbs"] == Counter({SURNAME: 2}) and positions["thompson"] == Counter({SURNAME: 2})
+    assert "willard" not in positions  # a middle name is neither
+    assert "thomas" not in positions and "emma" not in positions  # "Sir" takes given names; a lone name is neither
+
+
+def test_a_surname_gets_no_gender_but_a_name_used_as_given_as_often_keeps_it():
+    counts = {"thompson": Counter({MASCULINE: 6}), "anna": Counter({FEMININE: 5}),
+              "lee": Counter({MASCULINE: 4}), "london": Counter({UNKNOWN: 44})}
+    positions = {"thompson": Counter({SURNAME: 2}), "anna": Counter({GIVEN: 1, SURNAME: 1}),
+                 "lee": Counter({GIVEN: 3, SURNAME: 4}), "london": Counter({SURNAME: 3})}
+    assert build_lexicon(counts) == {"anna": FEMININE, "lee": MASCULINE, "london": NEUTER, "thompson": MASCULINE}
+    assert build_lexicon(counts, positions) == {"anna": FEMININE, "london": NEUTER}
+
+
 def test_save_load_round_trip_and_clear_errors(tmp_path):
     lexicon = {"anna": FEMININE, "bob": MASCULINE, "london": NEUTER}
     save_lexicon(lexicon, tmp_path / "lex.json")
@@ -59,3 +81,4 @@ def test_save_load_round_trip_and_clear_errors(tmp_path):
 def test_the_packaged_lexicon_loads_and_knows_common_names():
     lexicon = load_lexicon(PACKAGED_LEXICON)
     assert lexicon["elizabeth"] == FEMININE and lexicon["john"] == MASCULINE and lexicon["london"] == NEUTER
+    assert "thompson" not in lexicon and "gibbs" not in lexicon  # family names, seen after given names

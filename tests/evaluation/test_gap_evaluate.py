@@ -131,6 +131,8 @@ def test_add_pronoun_resolver_trains_chooses_a_threshold_and_swaps(small_gap, tm
     nlp = spacy.load(target)
     resolver = nlp.get_pipe("pronoun_resolver")
     assert nlp.pipe_names[-1] == "pronoun_resolver" and resolver.cfg["trained_on"] == "small.tsv + small.tsv"
+    # the shipped resolver's decision rules carry over to the retrained one (the factory default is off)
+    assert resolver.cfg["binding_agreement"] is True and resolver.cfg["gender_agreement"] is True
     chosen = evaluate_gap(nlp, small_gap, small_gap, tmp_path / "scores")["threshold"]
     assert resolver.cfg["threshold"] == chosen
     assert not (tmp_path / "default.staging").exists()
