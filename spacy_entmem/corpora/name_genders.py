@@ -87,8 +87,10 @@ def count_name_positions(docs: Iterable[Doc], rows: Iterable[GapRow] = (), prefi
         if len(names) >= 2:
             positions[names[0]][GIVEN] += 1
             positions[names[-1]][SURNAME] += 1
-        elif names and words.index(names[0]) > 0 and words[words.index(names[0]) - 1] in SURNAME_TITLES:
-            positions[names[0]][SURNAME] += 1
+        elif names:
+            at = words.index(names[0])
+            if at and words[at - 1] in SURNAME_TITLES:
+                positions[names[0]][SURNAME] += 1
     return positions
 
 
@@ -101,8 +103,8 @@ def build_lexicon(counts: Dict[str, Counter], positions: Optional[Dict[str, Coun
         gendered = genders[MASCULINE] + genders[FEMININE]
         top = max((MASCULINE, FEMININE), key=lambda g: genders[g])
         used = (positions or {}).get(name, Counter())
-        surname = used[SURNAME] > used[GIVEN]
-        if not surname and gendered >= min_count and genders[top] >= min_purity * gendered and gendered >= genders[UNKNOWN]:
+        pure = gendered >= min_count and genders[top] >= min_purity * gendered and gendered >= genders[UNKNOWN]
+        if pure and used[SURNAME] <= used[GIVEN]:
             lexicon[name] = top
         elif not gendered and genders[UNKNOWN] >= min_neuter_count:
             lexicon[name] = NEUTER
