@@ -53,13 +53,14 @@ def test_set_decisions_sets_each_schemes_components_and_refuses_unknown_names(tm
     shutil.copytree(spacy_entmem.DEFAULT_PIPELINE, target)
     result = CliRunner().invoke(maintainer_app, [
         "set-decisions", "titled_name_agreement=false", "resolver_binding_agreement=false", "entity_threshold=0.4",
-        "--mention-scheme", "litbank", "--mention-scheme", "gum", "--target", str(target)])
+        "resolver_gender_agreement=false", "--mention-scheme", "litbank", "--mention-scheme", "gum", "--target", str(target)])
     assert result.exit_code == 0, result.output
     nlp = spacy.load(target)
     for memory in ("entity_memory", "entity_memory_gum"):
         assert nlp.get_pipe(memory).cfg["titled_name_agreement"] is False
         assert nlp.get_pipe(memory).cfg["entity_threshold"] == 0.4
     assert nlp.get_pipe("pronoun_resolver").cfg["binding_agreement"] is False
+    assert nlp.get_pipe("pronoun_resolver").cfg["gender_agreement"] is False
     assert nlp.get_pipe("pronoun_resolver").cfg["threshold"] == spacy.load(spacy_entmem.DEFAULT_PIPELINE).get_pipe(
         "pronoun_resolver").cfg["threshold"]  # what was not named stays
     assert not (tmp_path / "pipeline.staging").exists()

@@ -94,6 +94,7 @@ DECISION_SETTINGS = {
     "titled_name_agreement": ("entity_memory", "titled_name_agreement"),
     "binding_agreement": ("entity_memory", "binding_agreement"),
     "resolver_binding_agreement": ("pronoun_resolver", "binding_agreement"),
+    "resolver_gender_agreement": ("pronoun_resolver", "gender_agreement"),
     "narrator_continuity": ("entity_memory", "narrator_continuity"),
     "pruning_bound": ("entity_memory", "pruning_bound"),
     "beam_width": ("entity_memory", "beam_width"),
