@@ -254,6 +254,9 @@ def add_pronoun_resolver(
     batch_size: int = typer.Option(64, help="nlp.pipe batch size"),
     also_train_on: List[Path] = typer.Option([], exists=True, dir_okay=False, help="More GAP TSVs to train on "
                                              "(e.g. development's gender-swapped copy, entmem gap-gender-swap)"),
+    rule: List[str] = typer.Option([], help="NAME=JSON, a decision rule of the resolver (gender_agreement, "
+                                   "binding_agreement), in force when its threshold is chosen; unnamed ones stay as "
+                                   "in the resolver it replaces, else as the factory's"),
 ) -> None:
     """Train a pronoun resolver (``entmem_pronoun_resolver``) over the pipeline's own memory on GAP development,
     choose its probability threshold on GAP validation, add it last (it answers only docs with a query span
@@ -263,17 +266,23 @@ def add_pronoun_resolver(
 
     import spacy_entmem
 
+    from .evaluation.coref_evaluate import parse_assignments
     from .evaluation.gap import select_threshold
     from .evaluation.gap_evaluate import gap_query_rows, pair_probabilities
     from .nn.pair_head import HeadTraining, fit_pair_head
     from .training.assembly import set_component_settings
 
+    try:
+        named_rules = parse_assignments(rule, RESOLVER_RULES)
+    except ValueError as error:
+        msg.fail(str(error), exits=1)
     target = target or spacy_entmem.DEFAULT_PIPELINE
     nlp = spacy.load(target)
     rules = {}
     if "pronoun_resolver" in nlp.component_names:  # a new head, the same decision rules
         rules = {key: nlp.get_pipe("pronoun_resolver").cfg[key] for key in RESOLVER_RULES}
         nlp.remove_pipe("pronoun_resolver")
+    rules.update(named_rules)
     X, y = (numpy.concatenate(parts) for parts in zip(*(gap_query_rows(nlp, tsv, batch_size)
                                                          for tsv in [development, *also_train_on])))
     head, losses = fit_pair_head(X, y, HeadTraining(seed=seed))

@@ -136,3 +136,12 @@ def test_add_pronoun_resolver_trains_chooses_a_threshold_and_swaps(small_gap, tm
     chosen = evaluate_gap(nlp, small_gap, small_gap, tmp_path / "scores")["threshold"]
     assert resolver.cfg["threshold"] == chosen
     assert not (tmp_path / "default.staging").exists()
+    # --rule names a rule for the new resolver; anything but a rule is refused
+    result = CliRunner().invoke(maintainer_app, ["add-pronoun-resolver", str(small_gap), str(small_gap),
+                                                 "--target", str(target), "--rule", "binding_agreement=false"])
+    assert result.exit_code == 0, result.output
+    resolver = spacy.load(target).get_pipe("pronoun_resolver")
+    assert resolver.cfg["binding_agreement"] is False and resolver.cfg["gender_agreement"] is True
+    result = CliRunner().invoke(maintainer_app, ["add-pronoun-resolver", str(small_gap), str(small_gap),
+                                                 "--target", str(target), "--rule", "threshold=0.2"])
+    assert result.exit_code == 1 and "expected NAME=VALUE" in " ".join(result.output.split()), result.output
