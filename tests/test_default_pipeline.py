@@ -72,6 +72,22 @@ def test_miss_bingley_stays_out_of_janes_cluster_in_the_austen_sample():
                ([span.text for span in cluster] for cluster in without._.coref_clusters))
 
 
+def test_a_surname_and_a_repeated_name_join_the_full_name():
+    """name_continuity (shipped on): "Thompson" and a repeated "Jennifer Thompson" join "Jennifer Thompson"
+    though other candidates come between; without it the memory starts new entities for both."""
+    texts = ["Jennifer Thompson joined the firm in 1998. Two years later Thompson told the board that she would "
+             "leave.", "Jennifer Thompson joined the firm in 1998. Two years later, Jennifer Thompson left."]
+    for name_continuity, joined in ((True, True), (False, False)):
+        nlp = spacy_entmem.load_default(config={"components": {"entity_memory": {
+            "name_continuity": name_continuity}}})
+        docs = list(nlp.pipe(texts))
+        for doc, later in zip(docs, ("Thompson", "Jennifer Thompson")):
+            clusters = [[(span.text, span.start) for span in cluster] for cluster in doc._.coref_clusters]
+            together = any(("Jennifer Thompson", 0) in c and any(t == later and i > 0 for t, i in c)
+                           for c in clusters)
+            assert together == joined, (name_continuity, clusters)
+
+
 def test_config_overrides_given_to_spacy_load_take_effect():
     """The saved cfg files must not silently undo settings passed to ``spacy.load``."""
     shipped = spacy_entmem.load_default()

@@ -93,6 +93,7 @@ DECISION_SETTINGS = {
     "noun_number_agreement": ("entity_memory", "noun_number_agreement"),
     "titled_name_agreement": ("entity_memory", "titled_name_agreement"),
     "binding_agreement": ("entity_memory", "binding_agreement"),
+    "name_continuity": ("entity_memory", "name_continuity"),
     "resolver_binding_agreement": ("pronoun_resolver", "binding_agreement"),
     "resolver_gender_agreement": ("pronoun_resolver", "gender_agreement"),
     "narrator_continuity": ("entity_memory", "narrator_continuity"),

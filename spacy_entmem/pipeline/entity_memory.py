@@ -87,6 +87,7 @@ DEFAULT_MAX_BATCH_STEPS = 8192  # padded steps per memory batch (LitBank's ~2,00
         "noun_number_agreement": False,
         "titled_name_agreement": False,
         "binding_agreement": False,
+        "name_continuity": False,
         "pronoun_agreement": [],
         "name_agreement": False,
         "pruning_bound": None,
@@ -106,6 +107,7 @@ def make_entity_memory(
     name_agreement: bool = False, animacy_agreement: bool = False, pruning_bound: Optional[float] = None,
     narrator_continuity: bool = False, noun_number_agreement: bool = False, beam_width: int = 1,
     max_batch_steps: Optional[int] = None, titled_name_agreement: bool = False, binding_agreement: bool = False,
+    name_continuity: bool = False,
 ) -> "EntityMemory":
     weights = LossWeights(self_link_weight, positive_weight, negative_weight, sparsity_weight,
                           full_link_weight, full_negatives, lm_weight)
@@ -120,6 +122,7 @@ def make_entity_memory(
         pruning_bound=pruning_bound, narrator_continuity=narrator_continuity,
         noun_number_agreement=noun_number_agreement, beam_width=beam_width, max_batch_steps=max_batch_steps,
         titled_name_agreement=titled_name_agreement, binding_agreement=binding_agreement,
+        name_continuity=name_continuity,
     )
 
 
@@ -259,7 +262,7 @@ class EntityMemory(TrainablePipe):
         pronoun_agreement: Iterable[str] = (), name_agreement: bool = False, animacy_agreement: bool = False,
         pruning_bound: Optional[float] = None, narrator_continuity: bool = False,
         noun_number_agreement: bool = False, beam_width: int = 1, max_batch_steps: Optional[int] = None,
-        titled_name_agreement: bool = False, binding_agreement: bool = False,
+        titled_name_agreement: bool = False, binding_agreement: bool = False, name_continuity: bool = False,
     ):
         weights = weights or LossWeights()
         _check_config(cluster_prefix, mentions_key, entity_threshold, weights, temperature_halving_examples,
@@ -306,6 +309,7 @@ class EntityMemory(TrainablePipe):
             "noun_number_agreement": bool(noun_number_agreement),
             "titled_name_agreement": bool(titled_name_agreement),
             "binding_agreement": bool(binding_agreement),
+            "name_continuity": bool(name_continuity),
             "pruning_bound": pruning_bound,
             "beam_width": beam_width,
             "max_batch_steps": max_batch_steps,
@@ -403,6 +407,7 @@ class EntityMemory(TrainablePipe):
         module.noun_number_agreement = bool(self.cfg.get("noun_number_agreement", False))
         module.titled_name_agreement = bool(self.cfg.get("titled_name_agreement", False))
         module.binding_agreement = bool(self.cfg.get("binding_agreement", False))
+        module.name_continuity = bool(self.cfg.get("name_continuity", False))
         bound = self.cfg.get("pruning_bound")
         check_pruning_bound(bound)
         module.pruning_bound = None if bound is None else float(bound)

@@ -9,11 +9,11 @@ reading keeps its own memory: cell vectors, their share of the similarity MLP's 
 pass as in the greedy loop. Width 1 is the greedy loop.
 
 The decision constraints of the greedy loop hold in every reading (agreement: no join with a disagreeing cell;
-narrator continuity: the rule's action only). Pruned candidates (``pruning_bound``) are not read, as in greedy
-reading (IGNORE in every reading).
+narrator continuity: the rule's action only; name continuity: a held name joins its cell or is ignored). Pruned
+candidates (``pruning_bound``) are not read, as in greedy reading (IGNORE in every reading).
 """
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, List
+from typing import TYPE_CHECKING, List, Optional
 
 import numpy
 import torch
@@ -39,11 +39,12 @@ class BeamStep:
 
 
 def step_scores(memory: "MentionMemory", log_p: torch.Tensor, state: CellState, disagree, forced: numpy.ndarray,
-                active: numpy.ndarray) -> numpy.ndarray:
+                active: numpy.ndarray, holder: Optional[numpy.ndarray] = None) -> numpy.ndarray:
     """(R, N + 2) float64 what each action adds to a reading's score: log p plus the decision offsets; −inf
     for empty cells, cells a constraint forbids, and every action but the ``forced`` one (≥ 0) where a rule
-    decides; a finished document (not ``active``) can only IGNORE, at no cost."""
-    scores = memory.decision_scores(log_p, disagree, dtype="float64")
+    decides (a name's ``holder`` cell: see ``MentionMemory.decision_scores``); a finished document (not
+    ``active``) can only IGNORE, at no cost."""
+    scores = memory.decision_scores(log_p, disagree, dtype="float64", holder=holder)
     scores[:, 2:][~state.used] = -numpy.inf
     ruled = numpy.flatnonzero(forced >= 0)
     if len(ruled):
@@ -102,7 +103,8 @@ def read_memory_beam(memory: "MentionMemory", g: torch.Tensor, sim_token: torch.
         if memory.narrator_continuity:
             narrator = state.narrator_cell(attrs_t, active[:, t])
             forced = numpy.where(narrator >= 0, 2 + narrator, -1)
-        scores = step_scores(memory, log_p, state, disagree, forced, active[:, t])
+        holder = memory.name_holders(state, attrs_t, spans_t[:, 0], active[:, t], disagree)
+        scores = step_scores(memory, log_p, state, disagree, forced, active[:, t], holder)
         parents, columns, beam = best_children(beam, scores)
         rows = (block + parents).reshape(-1)
         columns = columns.reshape(-1)

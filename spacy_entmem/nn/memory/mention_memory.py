@@ -166,6 +166,21 @@ class CellState:
             clash[k] = bool(held) and held.isdisjoint(attrs[rows[k], NAME_WORDS].tolist())
         return clash
 
+    def name_holder(self, attrs: numpy.ndarray, starts: numpy.ndarray, active: numpy.ndarray) -> numpy.ndarray:
+        """(B,) for each active candidate that is a name (its head one of its name words), the one cell whose
+        earlier mentions hold all its name words ("Thompson" or "Jennifer" and a cell holding "Jennifer
+        Thompson"; not "Greek civilization"); -1 where no cell or several do."""
+        holder = numpy.full(len(active), -1)
+        names = attrs[:, NAME_WORDS]
+        asks = active & (attrs[:, NORM] >= 0) & (names == attrs[:, HEAD, None]).any(axis=1)
+        for b in numpy.flatnonzero(asks).tolist():
+            words = {word for word in names[b].tolist() if word >= 0}
+            cells = [i for i, held in enumerate(self.names[b])
+                     if words <= held and self.entity[b, i] >= 0 and self.last_end[b, i] <= starts[b]]
+            if len(cells) == 1:  # the mention holding them ends before this one: not a span nested in it
+                holder[b] = cells[0]
+        return holder
+
     def bound(self, attrs: numpy.ndarray, rows: numpy.ndarray, cells: numpy.ndarray) -> numpy.ndarray:
         """(P,) whether the pairs (rows[k], cells[k]) pair an object pronoun with the cell whose last mention is
         its clause's subject ("Cobb allegedly choked her": not Cobb; ``pipeline.binding``)."""
@@ -378,6 +393,9 @@ class MentionMemory(nn.Module):
         self.titled_name_agreement = False
         # at inference: an object pronoun never joins the cell of its clause's subject (``CellState.bound``)
         self.binding_agreement = False
+        # at inference: a name whose name words all belong to one cell's mentions, if it is a mention, joins
+        # that cell (``CellState.name_holder``): no new entity, no other cell
+        self.name_continuity = False
         # at inference: an unquoted I / me / my joins the most recently used cell that holds one (in
         # first-person narration outside quotations they are all the narrator)
         self.narrator_continuity = False
@@ -509,7 +527,8 @@ class MentionMemory(nn.Module):
                     if (narrator >= 0).any():
                         rule = numpy.where(narrator >= 0, 2 + narrator, -1)
                         forced = rule if forced is None else numpy.where(forced >= 0, forced, rule)
-                decision = self._greedy(log_p.detach(), state, disagree, forced)
+                holder = self.name_holders(state, attrs[:, t], spans[:, t, 0], active[:, t], disagree)
+                decision = self._greedy(log_p.detach(), state, disagree, forced, holder)
                 if self.record_decision_scores:
                     decision_scores.append(decision.scores)
             log_probs.append(log_p)
@@ -532,21 +551,42 @@ class MentionMemory(nn.Module):
         return out
 
     def _greedy(self, log_p: torch.Tensor, state: CellState, disagree: Optional[numpy.ndarray] = None,
-                forced: Optional[numpy.ndarray] = None) -> Decision:
+                forced: Optional[numpy.ndarray] = None, holder: Optional[numpy.ndarray] = None) -> Decision:
         """The argmax action after the inference offsets (ties go to the lowest index), or the ``forced``
         action index (B,) where it is ≥ 0. Cells in ``disagree`` (B, N) cannot be joined: their scores are
-        −inf; the decision changes, the logged probabilities do not."""
-        return choose(self.decision_scores(log_p, disagree), state, forced)
+        −inf; a candidate with a ``holder`` cell (B,) ≥ 0 that is a mention joins it (``decision_scores``); the
+        decision changes, the logged probabilities do not."""
+        return choose(self.decision_scores(log_p, disagree, holder=holder), state, forced)
+
+    def name_holders(self, state: CellState, attrs_t: numpy.ndarray, starts_t: numpy.ndarray,
+                     active_t: numpy.ndarray, disagree: Optional[numpy.ndarray]) -> Optional[numpy.ndarray]:
+        """With ``name_continuity``, (B,) the cell each candidate's name belongs to (``CellState.name_holder``)
+        where that cell may be joined, else -1; None without it."""
+        if not self.name_continuity or self.training:
+            return None
+        holder = state.name_holder(attrs_t, starts_t, active_t)
+        if disagree is not None:
+            rows = numpy.flatnonzero(holder >= 0)
+            holder[rows[disagree[rows, holder[rows]]]] = -1
+        return holder
 
     def decision_scores(self, log_p: torch.Tensor, disagree: Optional[numpy.ndarray] = None,
-                        dtype: Optional[str] = None) -> numpy.ndarray:
+                        dtype: Optional[str] = None, holder: Optional[numpy.ndarray] = None) -> numpy.ndarray:
         """(B, N + 2) what the decision maximises: log p plus the inference offsets on IGNORE and OVERWRITE,
-        −inf on the cells in ``disagree`` (B, N); a new array, of ``dtype`` if given (else log p's)."""
+        −inf on the cells in ``disagree`` (B, N); where ``holder`` (B,) names a cell, that cell takes the best
+        score of any action but IGNORE and those actions −inf (a mention joins it; IGNORE is decided as
+        before). A new array, of ``dtype`` if given (else log p's)."""
         scores = numpy.array(log_p.detach().cpu().numpy(), dtype=dtype, copy=True)
         scores[:, IGNORE] += scores.dtype.type(self.ignore_bias)
         scores[:, OVERWRITE] += scores.dtype.type(self.new_entity_bias)
         if disagree is not None:
             scores[:, 2:][disagree] = -numpy.inf
+        if holder is not None:
+            rows = numpy.flatnonzero(holder >= 0)
+            if len(rows):
+                best = scores[rows, 1:].max(axis=1)
+                scores[rows, 1:] = -numpy.inf
+                scores[rows, 2 + holder[rows]] = best
         return scores
 
     def projected_feature_table(self) -> torch.Tensor:

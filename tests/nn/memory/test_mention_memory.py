@@ -282,6 +282,63 @@ def test_binding_agreement_keeps_an_object_pronoun_out_of_the_cell_of_its_clause
     assert _disagreements(memory, unbound)[2] == [[False, False, False]]
 
 
+def _thompson_attrs():
+    """Jennifer Thompson, she, Thompson, the Thompson report (head "report"), Jennifer: name word ids 10 jennifer,
+    11 thompson, 12 report; a name's head id is its head's name word id."""
+    return _attributes([
+        (0, 11, 0, 2, 0, 0, 1, 0, 0, -1, 0, 10, 11, -1),  # Jennifer Thompson
+        (-1, -1, 5, 2, 1, 0, 0, 0),                      # she
+        (1, 11, 0, 0, 0, 0, 1, 0, 0, -1, 0, 11, -1, -1),  # Thompson
+        (2, 12, 0, 0, 0, 0, 1, 0, 0, -1, 0, 11, -1, -1),  # the Thompson report: not a name
+        (3, 10, 0, 2, 0, 0, 1, 0, 0, -1, 0, 10, -1, -1),  # Jennifer
+    ])
+
+
+def test_name_holder_finds_the_one_earlier_cell_holding_all_of_a_names_words():
+    state = CellState(1, 3)
+    one = numpy.array([True])
+    attrs = _thompson_attrs()[0].numpy()
+    state.apply(numpy.array([OVERWRITE]), numpy.array([0]), attrs[:1], numpy.array([2]), 0.98, one)
+    starts = numpy.array([5])
+    holder = [int(state.name_holder(attrs[k:k + 1], starts, one)[0]) for k in range(5)]
+    assert holder == [0, -1, 0, -1, 0]  # the name, a pronoun, its surname, a nominal with it, its given name
+    assert state.name_holder(attrs[2:3], numpy.array([1]), one).tolist() == [-1]  # nested in "Jennifer Thompson"
+    assert state.name_holder(attrs[2:3], starts, numpy.array([False])).tolist() == [-1]
+    state.apply(numpy.array([OVERWRITE]), numpy.array([1]), attrs[2:3], numpy.array([4]), 0.98, one)
+    assert state.name_holder(attrs[2:3], starts, one).tolist() == [-1]  # two cells hold "Thompson"
+    assert state.name_holder(attrs[4:5], starts, one).tolist() == [0]
+
+
+def test_a_held_name_that_is_a_mention_joins_its_cell_and_ignore_is_decided_as_before(memory):
+    state = CellState(1, 2)
+    state.entity[:] = [[0, 1]]
+    holder = numpy.array([1])
+    for probs, action in (([0.1, 0.6, 0.2, 0.1], COREF), ([0.1, 0.2, 0.6, 0.1], COREF), ([0.5, 0.3, 0.1, 0.1], IGNORE)):
+        log_p = torch.log(torch.tensor([probs]))
+        decision = memory._greedy(log_p, state, holder=holder)
+        assert decision.action.tolist() == [action] and decision.cell.tolist() == ([1] if action == COREF else [0])
+        scores = memory.decision_scores(log_p, holder=holder)
+        assert scores[0, 3] == pytest.approx(numpy.log(max(probs[1:]))) and numpy.isneginf(scores[0, 1:3]).all()
+    free = memory._greedy(torch.log(torch.tensor([[0.1, 0.6, 0.2, 0.1]])), state, holder=numpy.array([-1]))
+    assert free.action.tolist() == [OVERWRITE]
+
+
+@pytest.mark.parametrize("beam_width", [1, 3])
+def test_name_continuity_joins_a_surname_to_the_full_name_in_greedy_and_beam_reading(beam_width):
+    torch.manual_seed(0)
+    memory = MentionMemory(input_width=6, hidden_width=8, n_cells=5, mlp_width=8, dropout=0.0, feature_width=4)
+    X, lengths, spans, n = _inputs(m=5, t=10)
+    memory.ignore_bias, memory.new_entity_bias = -50.0, 50.0  # every candidate would start an entity
+    memory.beam_width = beam_width
+    memory.eval()
+    with torch.no_grad():
+        assert memory(X, lengths, spans, n, _thompson_attrs()).actions.tolist() == [[OVERWRITE] * 5]
+        memory.name_continuity = True
+        out = memory(X, lengths, spans, n, _thompson_attrs())
+    assert out.actions.tolist() == [[OVERWRITE, OVERWRITE, COREF, OVERWRITE, COREF]]
+    assert out.cells.tolist()[0][2] == out.cells.tolist()[0][4] == out.cells.tolist()[0][0]
+
+
 def test_a_cells_name_words_are_forgotten_when_a_new_entity_takes_it_and_copied_by_select():
     state = CellState(1, 2)
     one = numpy.array([True])
