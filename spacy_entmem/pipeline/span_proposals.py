@@ -124,6 +124,9 @@ def name_run_pairs(doc: Doc, starts: numpy.ndarray, segment: numpy.ndarray) -> n
 
 CLAUSE_VERBS = frozenset("was were is are be been being had has have did does do said says will would could "
                          "should may might can must shall went came took made told asked".split())
+# adverbs that may stand between a name and its verb ("Alan Turing later worked"), besides lowercase -ly words
+CLAUSE_ADVERBS = frozenset("later then also soon never often always once still first finally eventually already "
+                           "again just now".split())
 
 
 def capitalised_run_ends(titled: numpy.ndarray, segment: Optional[numpy.ndarray] = None) -> numpy.ndarray:
@@ -139,17 +142,22 @@ def capitalised_run_ends(titled: numpy.ndarray, segment: Optional[numpy.ndarray]
 
 def cut_name_clauses(doc: Doc, pairs: numpy.ndarray) -> numpy.ndarray:
     """``pairs`` where a span that begins with a run of two or more capitalised words followed by a verb
-    ("Alan Turing studied mathematics": a past-tense -ed word or a common verb) is cut back to the run
+    ("Alan Turing studied mathematics": a past-tense -ed word or a common verb), perhaps after one adverb
+    ("Alan Turing later worked": a lowercase -ly word or one of ``CLAUSE_ADVERBS``), is cut back to the run
     ("Alan Turing"); duplicates removed, sorted by start then end."""
     if not len(pairs):
         return pairs
     titled = title_words(doc)
     verb = lexeme_flags(doc, lambda lex: (lex.lower_.endswith("ed") and len(lex.orth_) > 3 and lex.is_lower)
                         or lex.lower_ in CLAUSE_VERBS)
+    adverb = lexeme_flags(doc, lambda lex: (lex.orth_.endswith("ly") and len(lex.orth_) > 3 and lex.is_lower)
+                          or lex.orth_ in CLAUSE_ADVERBS)
     run_end = capitalised_run_ends(titled)
     starts, ends = pairs[:, 0], pairs[:, 1]
     last = run_end[starts]
-    cut = titled[starts] & (last > starts) & (last < ends) & verb[numpy.minimum(last + 1, len(doc) - 1)]
+    after = numpy.minimum(last + 1, len(doc) - 1)
+    after = numpy.minimum(after + adverb[after], len(doc) - 1)  # the verb's place, past one adverb
+    cut = titled[starts] & (last > starts) & (last < ends) & verb[after]
     out = pairs.copy()
     out[cut, 1] = last[cut]
     return numpy.unique(out, axis=0)

@@ -260,3 +260,8 @@ def test_a_name_followed_by_a_verb_is_cut_back_to_the_name_when_asked():
     pairs = numpy.array([[0, 1], [0, 3], [1, 3], [5, 8]])
     assert cut_name_clauses(doc, pairs).tolist() == [[0, 1], [1, 3], [5, 6]]
     assert cut_name_clauses(doc, numpy.zeros((0, 2), dtype="int64")).shape == (0, 2)
+    # past one adverb ("later", a lowercase -ly word), not past a noun or two adverbs
+    doc = nlp.make_doc("Alan Turing later worked there , Joan Clarke quickly said so , Alan Turing Institute staff "
+                       "said so , Joan Clarke very quickly said so")
+    pairs = numpy.array([[0, 3], [6, 9], [12, 17], [19, 23]])
+    assert cut_name_clauses(doc, pairs).tolist() == [[0, 1], [6, 7], [12, 17], [19, 23]]
