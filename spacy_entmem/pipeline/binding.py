@@ -5,9 +5,8 @@ not Denise, "him" not Angus (that reading takes "herself" / "himself").
 The clause is read off the tagger's tags: the tokens between the subject and the pronoun are one verb group
 (verbs, modals, adverbs, particles, "to", adjectives, prepositions) with no noun phrase, punctuation, line break
 or clause opener in it; it starts right after the subject (a noun, name or pronoun) with a verb, a modal or an
-adverb. Prepositions of
-place are left out ("Mary looked around her" may be Mary), and so is everything a tagger cannot separate from a
-clause boundary ("that", "because", "when", …). A doc without tags binds nothing.
+adverb. Prepositions of place are left out ("Mary looked around her" may be Mary), and so is everything a tagger
+cannot separate from a clause boundary ("that", "because", "when", …). A doc without tags binds nothing.
 """
 from typing import List
 
@@ -54,6 +53,7 @@ def bound_subject_end(lower: List[str], tags: List[int], i: int) -> int:
     while start > 0 and i - start < MAX_VERB_GROUP and _in_verb_group(lower[start - 1], tags[start - 1]):
         start -= 1
     group = tags[start:i]
-    if start == 0 or tags[start - 1] not in SUBJECT_ENDS or not group or group[0] not in GROUP_OPENERS or not any(tag in VERBS for tag in group):
+    subject_before = start > 0 and tags[start - 1] in SUBJECT_ENDS
+    if not (subject_before and group and group[0] in GROUP_OPENERS and any(tag in VERBS for tag in group)):
         return -1
     return start

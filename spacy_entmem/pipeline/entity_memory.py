@@ -54,6 +54,9 @@ window_size = 1
 maxout_pieces = 3
 """
 DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
+# the on / off decision rules of MentionMemory, each set from the cfg key of the same name
+DECISION_RULES = ("name_agreement", "animacy_agreement", "narrator_continuity", "noun_number_agreement",
+                  "titled_name_agreement", "binding_agreement", "name_continuity")
 DEFAULT_MAX_BATCH_STEPS = 8192  # padded steps per memory batch (LitBank's ~2,000-word documents: 276 MB peak at batch size 64)
 
 
@@ -401,13 +404,8 @@ class EntityMemory(TrainablePipe):
         module.new_entity_bias = math.log(float(self.cfg.get("new_entity_bias", 1.0)))
         module.disabled_pair_features = pair_feature_indices(self.cfg.get("disabled_pair_features", []))
         module.agreement_constraints = agreement_indices(self.cfg.get("pronoun_agreement", []))
-        module.name_agreement = bool(self.cfg.get("name_agreement", False))
-        module.animacy_agreement = bool(self.cfg.get("animacy_agreement", False))
-        module.narrator_continuity = bool(self.cfg.get("narrator_continuity", False))
-        module.noun_number_agreement = bool(self.cfg.get("noun_number_agreement", False))
-        module.titled_name_agreement = bool(self.cfg.get("titled_name_agreement", False))
-        module.binding_agreement = bool(self.cfg.get("binding_agreement", False))
-        module.name_continuity = bool(self.cfg.get("name_continuity", False))
+        for rule in DECISION_RULES:  # the memory's on / off rules, named as in the cfg (off when absent)
+            setattr(module, rule, bool(self.cfg.get(rule, False)))
         bound = self.cfg.get("pruning_bound")
         check_pruning_bound(bound)
         module.pruning_bound = None if bound is None else float(bound)

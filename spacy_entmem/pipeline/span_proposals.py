@@ -20,7 +20,7 @@ Turing studied mathematics", whose end the model put after the verb) is cut back
 it would cut none of LitBank train's 23,218 gold mentions and 10 of GUM train's 36,789 ("Stu Roberts is an
 attorney", "Open Education Resources licensed under ...").
 """
-from typing import Callable, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 import numpy
 from spacy.attrs import IS_ALPHA, IS_TITLE, IS_UPPER, LENGTH, LOWER, ORTH, SENT_START
@@ -140,6 +140,19 @@ def capitalised_run_ends(titled: numpy.ndarray, segment: Optional[numpy.ndarray]
     return numpy.minimum.accumulate(stops[::-1])[::-1]
 
 
+NOT_A_CLAUSE_WORD, VERB_WORD, ADVERB_WORD = 0, 1, 2
+
+
+def _clause_word_kind(lex: Lexeme) -> int:
+    """VERB_WORD for a past-tense -ed word or one of ``CLAUSE_VERBS``, ADVERB_WORD for a lowercase -ly word or
+    one of ``CLAUSE_ADVERBS``, else NOT_A_CLAUSE_WORD."""
+    if (lex.lower_.endswith("ed") and len(lex.orth_) > 3 and lex.is_lower) or lex.lower_ in CLAUSE_VERBS:
+        return VERB_WORD
+    if (lex.orth_.endswith("ly") and len(lex.orth_) > 3 and lex.is_lower) or lex.orth_ in CLAUSE_ADVERBS:
+        return ADVERB_WORD
+    return NOT_A_CLAUSE_WORD
+
+
 def cut_name_clauses(doc: Doc, pairs: numpy.ndarray) -> numpy.ndarray:
     """``pairs`` where a span that begins with a run of two or more capitalised words followed by a verb
     ("Alan Turing studied mathematics": a past-tense -ed word or a common verb), perhaps after one adverb
@@ -148,10 +161,8 @@ def cut_name_clauses(doc: Doc, pairs: numpy.ndarray) -> numpy.ndarray:
     if not len(pairs):
         return pairs
     titled = title_words(doc)
-    verb = lexeme_flags(doc, lambda lex: (lex.lower_.endswith("ed") and len(lex.orth_) > 3 and lex.is_lower)
-                        or lex.lower_ in CLAUSE_VERBS)
-    adverb = lexeme_flags(doc, lambda lex: (lex.orth_.endswith("ly") and len(lex.orth_) > 3 and lex.is_lower)
-                          or lex.orth_ in CLAUSE_ADVERBS)
+    kind = lexeme_flags(doc, _clause_word_kind, dtype="int8")  # one pass over the doc's words for both
+    verb, adverb = kind == VERB_WORD, kind == ADVERB_WORD
     run_end = capitalised_run_ends(titled)
     starts, ends = pairs[:, 0], pairs[:, 1]
     last = run_end[starts]
@@ -192,12 +203,12 @@ def pronoun_bounded(doc: Doc, pairs: numpy.ndarray) -> numpy.ndarray:
     return (ends > starts) & (begins | finishes)
 
 
-def lexeme_flags(doc: Doc, test: Callable[[Lexeme], bool]) -> numpy.ndarray:
-    """(len(doc),) bool: ``test`` of each token's lexeme, called once per distinct word of the doc (the
-    per-token Python loop was a seventh of the default pipeline's time on GAP paragraphs)."""
+def lexeme_flags(doc: Doc, test: Callable[[Lexeme], Any], dtype: Any = bool) -> numpy.ndarray:
+    """(len(doc),) ``test`` of each token's lexeme (bool, or ``dtype``), called once per distinct word of the doc
+    (the per-token Python loop was a seventh of the default pipeline's time on GAP paragraphs)."""
     orths, index = numpy.unique(doc.to_array([ORTH]).reshape(-1), return_inverse=True)
     vocab = doc.vocab
-    return numpy.fromiter((test(vocab[orth]) for orth in orths.tolist()), dtype=bool,
+    return numpy.fromiter((test(vocab[orth]) for orth in orths.tolist()), dtype=dtype,
                           count=len(orths))[index.reshape(-1)]
 
 
