@@ -236,3 +236,20 @@ def test_the_couples_they_stays_out_of_magnetism_in_the_curie_sample():
     assert clusters[0] == ["Marie Curie", "She", "she", "she", "her", "she"]
     off = spacy_entmem.load_default(config={"components": {"entity_memory": {"noun_number_agreement": False}}})(text)
     assert ["magnetism", "they", "they"] in [[m.text for m in cluster] for cluster in off._.coref_clusters]
+
+
+def test_resolved_text_reads_grammatically_with_the_shipped_pipeline():
+    """coref_resolved on the shipped pipeline's own clusters: a name is the main mention, a possessive-led main
+    mention is resolved ("Its chairman" → "the committee's chairman"), "I" is never replaced."""
+    nlp = spacy_entmem.load_default(mention_scheme="gum")
+    doc = nlp("Barack Obama was elected president in 2008. His wife Michelle grew up in Chicago, and she studied "
+              "law at Harvard.")
+    michelle = [c for c in doc._.coref_clusters if "she" in [s.text for s in c]]
+    assert michelle and spacy_entmem.main_mention(michelle[0]).text == "Michelle", doc._.coref_clusters
+    assert "and Michelle studied law" in doc._.coref_resolved
+    nlp = spacy_entmem.load_default()
+    doc = nlp("The committee rejected the proposal because it was too expensive. Its chairman said he would ask "
+              "the mayor to reconsider.")
+    assert "The committee's chairman said the committee's chairman would ask" in doc._.coref_resolved
+    doc = nlp('"I can\'t stay," said Harry. "My uncle is waiting for me."')
+    assert doc._.coref_resolved.startswith('"I can\'t stay," said Harry. "My uncle is waiting for me."')

@@ -8,6 +8,7 @@ import numpy
 from spacy.tokens import Doc, Span, SpanGroup, Token
 
 from .memory_log import ACTIONS
+from .mention_attributes import NOUN_TAG_NUMBER, PLURAL, SINGULAR
 
 ROLE = "entity_memory"  # SpanGroup.attrs key: "cluster" or "mentions"
 PRONOUNS = {
@@ -17,6 +18,10 @@ PRONOUNS = {
     "whose", "which",
 }
 POSSESSIVES = {"my", "your", "his", "her", "its", "our", "their", "whose"}
+# what ``coref_resolved`` replaces: third-person personal pronouns, not reflexives; with their number
+PRONOUN_NUMBERS = {word: PLURAL if word in ("they", "them", "their", "theirs") else SINGULAR
+                   for word in ("he", "him", "his", "she", "her", "hers", "it", "its", "they", "them", "their", "theirs")}
+REPLACED_PRONOUNS = set(PRONOUN_NUMBERS)
 
 
 def coref_clusters(doc: Doc) -> List[SpanGroup]:
@@ -32,15 +37,51 @@ def coref_mentions(doc: Doc) -> Optional[SpanGroup]:
 
 
 def main_mention(group: SpanGroup) -> Span:
-    """The cluster's representative mention: its first mention that is not a pronoun (else the first)."""
+    """The cluster's representative mention (``choose_main``, stored in the group's ``attrs["main"]``)."""
     index = group.attrs.get("main", 0)
     return group[index] if 0 <= index < len(group) else group[0]
 
 
+PROPER_TAGS = {"NNP", "NNPS"}
+DETERMINER_TAGS = {"DT", "PDT", "PRP$", "WP$"}
+PRE_HEAD_STOPS = {"IN", "POS", ",", "CC", "HYPH", "-LRB-", "WDT", "WP"}  # where a noun phrase's pre-head part ends
+
+
+def _pre_head(span: Span) -> List[Token]:
+    """A mention's words up to its head by tags: those before any preposition, possessive, comma or
+    conjunction, leading determiners left out ("the University" of "the University of Chicago")."""
+    words = []
+    for token in span:
+        if token.tag_ in PRE_HEAD_STOPS:
+            break
+        if words or token.tag_ not in DETERMINER_TAGS:
+            words.append(token)
+    return words
+
+
+def is_proper_mention(span: Span) -> bool:
+    """Whether a mention is a name by its tags: its words up to the head all NNP / NNPS ("Mr. Darcy", "the
+    University of Chicago"; not "the Thompson report", "his wife Michelle"). False without tags."""
+    words = _pre_head(span)
+    return bool(words) and all(token.tag_ in PROPER_TAGS for token in words)
+
+
+def mention_number(span: Span) -> int:
+    """SINGULAR or PLURAL by the tags of a nominal mention (its head word's; "X and Y" is plural), 0 where the
+    tags do not tell (no tags, a pronoun, a head that is not a noun)."""
+    if any(token.tag_ == "CC" for token in span):
+        return PLURAL
+    words = _pre_head(span)
+    return NOUN_TAG_NUMBER.get(words[-1].tag_, 0) if words else 0
+
+
 def choose_main(spans: List[Span]) -> int:
-    for i, span in enumerate(spans):
-        if span.text.lower() not in PRONOUNS:
-            return i
+    """The representative mention, as CoreNLP picks it: the first name (``is_proper_mention``), else the first
+    mention that is not a pronoun, else the first."""
+    for wanted in (is_proper_mention, lambda span: span.text.lower() not in PRONOUNS):
+        for i, span in enumerate(spans):
+            if wanted(span):
+                return i
     return 0
 
 
@@ -75,30 +116,57 @@ def _base_name(main: Span) -> str:
     return "".join(t.text_with_ws for t in tokens).strip()
 
 
-def _replacement(pronoun: Token, main: Span) -> str:
+def _possessive(text: str, main: Span) -> str:
+    """A name's possessive: "Turing" → "Turing's"; a main mention that ended in a lone apostrophe
+    ("the Bennets'") keeps it."""
+    return text + ("'" if text.endswith("s") and main[-1].lower_ in ("'", "’") else "'s")
+
+
+def _at_sentence_start(token: Token) -> bool:
+    return token.i == 0 or token.is_sent_start or token.doc[token.i - 1].text in ".!?\"“\n"
+
+
+def _main_text(main: Span, sentence_initial: bool, owners: Dict[int, Span]) -> str:
+    """The main mention's words as they read in a pronoun's place: a leading article or possessive pronoun
+    takes the case of that place ("The doctor" → "the doctor" mid-sentence), and a leading possessive pronoun
+    that is itself resolved (``owners``: pronoun position → its cluster's main mention) becomes the owner's
+    possessive ("Its chairman" → "the committee's chairman"), one level deep."""
     text = _base_name(main)
     first = main[0]
-    sentence_initial = pronoun.i == 0 or pronoun.is_sent_start or pronoun.doc[pronoun.i - 1].text in ".!?\"“\n"
-    if first.lower_ in ARTICLES:  # "The doctor" → "the doctor" mid-sentence, "The doctor" at a sentence start
+    owner = owners.get(first.i)
+    if owner is not None and is_possessive_pronoun(first) and not (owner.start <= first.i < owner.end):
+        rest = text[len(first.text_with_ws):]
+        return _possessive(_main_text(owner, sentence_initial, {}), owner) + first.whitespace_ + rest
+    if first.lower_ in ARTICLES or first.lower_ in POSSESSIVES:
         text = (text[0].upper() if sentence_initial else text[0].lower()) + text[1:]
-    if is_possessive_pronoun(pronoun):
-        text += "'" if text.endswith("s") and main[-1].lower_ in ("'", "’") else "'s"
     return text
 
 
+def _replacement(pronoun: Token, main: Span, owners: Dict[int, Span]) -> str:
+    text = _main_text(main, _at_sentence_start(pronoun), owners)
+    return _possessive(text, main) if is_possessive_pronoun(pronoun) else text
+
+
 def coref_resolved(doc: Doc) -> str:
-    """The text with each pronoun mention replaced by its cluster's main mention: possessive pronouns
-    become the name's possessive ("his" → "Turing's", never "Turing's's"), object and subject pronouns the
-    name itself. Other mentions keep their words."""
-    replacements = {}
+    """The text with each third-person personal pronoun of a cluster replaced by the cluster's main mention:
+    possessive pronouns become the main mention's possessive ("his" → "Turing's", never "Turing's's"), object
+    and subject pronouns the main mention itself. First- and second-person pronouns ("I am" would become
+    "Harry am"), reflexives and relative pronouns keep their words, as do all other mentions. In a tagged doc a
+    pronoun is replaced only by a main mention with a noun head of its number ("they" stays where the main
+    mention is "the committee", or "home" tagged as an adverb)."""
+    owners = {}  # each replaceable pronoun's position → its cluster's main mention
+    tagged = doc.has_annotation("TAG")
     for group in coref_clusters(doc):
         main = main_mention(group)
         if main.text.lower() in PRONOUNS:
             continue  # a cluster of pronouns only: nothing to resolve them to
+        number = mention_number(main)
         for span in group:
-            if len(span) == 1 and span.text.lower() in PRONOUNS - {"this", "that", "these", "those", "which"} \
-                    and not (main.start <= span.start < main.end):
-                replacements[span.start] = _replacement(span[0], main)
+            word = span.text.lower()
+            if len(span) == 1 and word in REPLACED_PRONOUNS and not (main.start <= span.start < main.end) \
+                    and (number == PRONOUN_NUMBERS[word] or not tagged):
+                owners[span.start] = main
+    replacements = {i: _replacement(doc[i], main, owners) for i, main in owners.items()}
     return "".join(replacements[t.i] + t.whitespace_ if t.i in replacements else t.text_with_ws for t in doc)
 
 
