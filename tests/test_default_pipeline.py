@@ -253,3 +253,15 @@ def test_resolved_text_reads_grammatically_with_the_shipped_pipeline():
     assert "The committee's chairman said the committee's chairman would ask" in doc._.coref_resolved
     doc = nlp('"I can\'t stay," said Harry. "My uncle is waiting for me."')
     assert doc._.coref_resolved.startswith('"I can\'t stay," said Harry. "My uncle is waiting for me."')
+
+
+def test_a_plural_noun_stays_out_of_a_singular_cell_with_the_shipped_pipeline():
+    """plural_noun_agreement (shipped on): "Critics" no longer joins the mayor's cell."""
+    text = ("The city council approved a new budget on Tuesday. It includes funding for two schools, which the mayor "
+            "had promised during her campaign. Critics say the plan is too expensive.")
+    for scheme in ("litbank", "gum"):
+        on = spacy_entmem.load_default(mention_scheme=scheme)(text)
+        assert not any("Critics" in [s.text for s in c] for c in on._.coref_clusters), (scheme, on._.coref_clusters)
+    off = spacy_entmem.load_default(mention_scheme="gum", config={"components": {"entity_memory_gum": {
+        "plural_noun_agreement": False}}})(text)
+    assert any({"Critics", "her"} <= {s.text for s in c} for c in off._.coref_clusters), off._.coref_clusters

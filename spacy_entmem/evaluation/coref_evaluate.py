@@ -91,6 +91,7 @@ DECISION_SETTINGS = {
     "name_agreement": ("entity_memory", "name_agreement"),
     "animacy_agreement": ("entity_memory", "animacy_agreement"),
     "noun_number_agreement": ("entity_memory", "noun_number_agreement"),
+    "plural_noun_agreement": ("entity_memory", "plural_noun_agreement"),
     "titled_name_agreement": ("entity_memory", "titled_name_agreement"),
     "binding_agreement": ("entity_memory", "binding_agreement"),
     "name_continuity": ("entity_memory", "name_continuity"),

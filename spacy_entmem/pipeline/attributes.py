@@ -117,9 +117,10 @@ def _base_name(main: Span) -> str:
 
 
 def _possessive(text: str, main: Span) -> str:
-    """A name's possessive: "Turing" → "Turing's"; a main mention that ended in a lone apostrophe
-    ("the Bennets'") keeps it."""
-    return text + ("'" if text.endswith("s") and main[-1].lower_ in ("'", "’") else "'s")
+    """A main mention's possessive: "Turing" → "Turing's"; a plural in -s takes the apostrophe alone ("the
+    Smiths'": one that ended in a lone apostrophe, or whose head is tagged plural)."""
+    plural = main[-1].lower_ in ("'", "’") or mention_number(main) == PLURAL
+    return text + ("'" if text.endswith("s") and plural else "'s")
 
 
 def _at_sentence_start(token: Token) -> bool:

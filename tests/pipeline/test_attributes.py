@@ -111,3 +111,10 @@ def test_tagged_docs_replace_a_pronoun_only_by_a_noun_of_its_number():
                                                                                            PLURAL, 0]
     assert doc._.coref_resolved == ("The committee met . They voted . The students came home . The students sang "
                                     ". Tom and Sam ran . Tom and Sam won . They went home .")
+
+
+def test_a_plural_in_s_takes_the_apostrophe_alone():
+    words, tags = _tagged("The/DT Smiths/NNPS moved/VBD ./. Their/PRP$ house/NN is/VBZ old/JJ ./. The/DT boss/NN "
+                          "left/VBD ./. His/PRP$ car/NN stayed/VBD ./.")
+    doc = _doc(words, [[(0, 2), (4, 5)], [(9, 11), (13, 14)]], tags=tags)
+    assert doc._.coref_resolved == "The Smiths moved . The Smiths' house is old . The boss left . The boss's car stayed ."

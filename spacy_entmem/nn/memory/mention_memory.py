@@ -156,6 +156,16 @@ class CellState:
         return (IS_THIRD_PERSON[pronoun] & (number > 0) & (self.number[rows, cells] == 0)
                 & one_number & (nouns != number))
 
+    def plural_clash(self, attrs: numpy.ndarray, rows: numpy.ndarray, cells: numpy.ndarray) -> numpy.ndarray:
+        """(P,) whether the pairs (rows[k], cells[k]) pair a common noun phrase with a plural head ("Critics")
+        with a cell that only singular mentions have joined (a singular noun head or a singular pronoun: "the
+        mayor", "her"). Names ("the United States" ... "it") are left alone."""
+        nouns, number = self.noun_numbers[rows, cells], self.number[rows, cells]
+        singular = ((nouns & 1) > 0) | (number == 1)  # noun_numbers bits: 1 singular, 2 plural
+        plural = ((nouns & 2) > 0) | (number == 2)
+        return ((attrs[rows, PRONOUN] == 0) & (attrs[rows, PROPER] == 0) & (attrs[rows, NOUN_NUMBER] == 2)
+                & singular & ~plural)
+
     def name_clash(self, attrs: numpy.ndarray, rows: numpy.ndarray, cells: numpy.ndarray) -> numpy.ndarray:
         """(P,) whether the pairs (rows[k], cells[k]) pair a titled name with a cell whose mentions have name
         words, none of them the candidate's ("Miss Bingley" and a cell holding "Jane"; not "Miss Elizabeth"
@@ -388,6 +398,9 @@ class MentionMemory(nn.Module):
         # at inference: a third-person pronoun never joins a cell whose nominal mentions all have the other
         # number while no pronoun has joined it (``CellState.number_clash``)
         self.noun_number_agreement = False
+        # at inference: a common noun phrase with a plural head never joins a cell that only singular mentions
+        # have joined (``CellState.plural_clash``)
+        self.plural_noun_agreement = False
         # at inference: a titled name ("Miss Bingley") never joins a cell whose mentions have name words, none
         # of them its own (``CellState.name_clash``)
         self.titled_name_agreement = False
@@ -621,7 +634,7 @@ class MentionMemory(nn.Module):
         raw = mlp.rest(pre).squeeze(-1)
         disagree = None
         if (self.agreement_constraints or self.name_agreement or self.animacy_agreement
-                or self.noun_number_agreement or self.titled_name_agreement
+                or self.noun_number_agreement or self.plural_noun_agreement or self.titled_name_agreement
                 or self.binding_agreement) and not self.training:
             disagree = numpy.zeros((B, N), dtype=bool)
             pronoun = attrs_t[rows, PRONOUN] > 0
@@ -634,6 +647,8 @@ class MentionMemory(nn.Module):
                 disagree[rows, cells] |= personal & state.thing_only()[rows, cells]
             if self.noun_number_agreement:
                 disagree[rows, cells] |= state.number_clash(attrs_t, rows, cells)
+            if self.plural_noun_agreement:
+                disagree[rows, cells] |= state.plural_clash(attrs_t, rows, cells)
             if self.titled_name_agreement:
                 disagree[rows, cells] |= state.name_clash(attrs_t, rows, cells)
             if self.binding_agreement:

@@ -580,3 +580,21 @@ def test_noun_number_agreement_keeps_they_out_of_a_cell_of_singular_nouns_until_
     # "it": not the experiments; "they" set its own cell's number, so the nouns no longer decide there
     assert masks[3] == [[False, True, False, False]]
     assert masks[4] == [[False, False, False, False]]  # first and second person are not constrained
+
+
+def test_plural_noun_agreement_keeps_a_plural_common_noun_out_of_cells_only_singular_mentions_joined():
+    torch.manual_seed(0)
+    memory = MentionMemory(input_width=6, hidden_width=8, n_cells=6, mlp_width=8, dropout=0.0, feature_width=4)
+    attrs = _attributes([(0, 0, 0, 0, 0, 0, 0, 0, 1),  # the mayor (singular noun)
+                         (1, 1, 0, 0, 0, 0, 0, 0, 2),  # the students (plural noun)
+                         (-1, -1, 5, 2, 1, 0, 0, 0),  # "her" (singular pronoun)
+                         (2, 2, 0, 0, 0, 0, 1, 0, 2),  # the United States (a name tagged plural)
+                         (3, 3, 0, 0, 0, 0, 0, 0, 2),  # Critics (plural noun)
+                         (4, 4, 0, 0, 0, 0, 0, 0, 1)])  # the plan (singular noun)
+    assert _disagreements(memory, attrs)[4] is None
+    memory.plural_noun_agreement = True
+    masks = _disagreements(memory, attrs)
+    assert masks[1] == [[True, False, False, False, False, False]]  # not the mayor
+    assert masks[3] == [[False] * 6]  # names are left alone
+    assert masks[4] == [[True, False, True, False, False, False]]  # not the mayor, not "her"; the students may
+    assert masks[5] == [[False] * 6]  # a singular noun is left alone ("the family" may join "they")
