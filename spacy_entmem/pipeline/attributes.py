@@ -8,7 +8,8 @@ import numpy
 from spacy.tokens import Doc, Span, SpanGroup, Token
 
 from .memory_log import ACTIONS
-from .mention_attributes import NOUN_TAG_NUMBER, PLURAL, SINGULAR
+from .mention_attributes import NOUN_TAG_NUMBER, PLURAL
+from .mention_attributes import PRONOUNS as PERSON_NUMBER_GENDER
 
 ROLE = "entity_memory"  # SpanGroup.attrs key: "cluster" or "mentions"
 PRONOUNS = {
@@ -18,9 +19,10 @@ PRONOUNS = {
     "whose", "which",
 }
 POSSESSIVES = {"my", "your", "his", "her", "its", "our", "their", "whose"}
-# what ``coref_resolved`` replaces: third-person personal pronouns, not reflexives; with their number
-PRONOUN_NUMBERS = {word: PLURAL if word in ("they", "them", "their", "theirs") else SINGULAR
-                   for word in ("he", "him", "his", "she", "her", "hers", "it", "its", "they", "them", "their", "theirs")}
+# what ``coref_resolved`` replaces, with its number: the third-person personal pronouns of the memory's table,
+# not reflexives
+PRONOUN_NUMBERS = {word: number for word, (person, number, _gender) in PERSON_NUMBER_GENDER.items()
+                   if person == 3 and not word.endswith(("self", "selves"))}
 REPLACED_PRONOUNS = set(PRONOUN_NUMBERS)
 
 
