@@ -265,3 +265,14 @@ def test_a_plural_noun_stays_out_of_a_singular_cell_with_the_shipped_pipeline():
     off = spacy_entmem.load_default(mention_scheme="gum", config={"components": {"entity_memory_gum": {
         "plural_noun_agreement": False}}})(text)
     assert any({"Critics", "her"} <= {s.text for s in c} for c in off._.coref_clusters), off._.coref_clusters
+
+
+def test_a_quoted_i_joins_its_attributed_speaker_with_the_shipped_pipeline():
+    """speaker_continuity (shipped on): the quoted "I" of '"…," said Harry' is Harry, not the last "she"."""
+    text = ('Harry waited for Hermione at the gate. When she came, she looked worried. "I can\'t stay," said Harry. '
+            '"My uncle is waiting for me."')
+    on = spacy_entmem.load_default()(text)
+    harry = [c for c in on._.coref_clusters if "Harry" in [s.text for s in c]]
+    assert harry and {"I", "My", "me"} <= {s.text for s in harry[0]}, on._.coref_clusters
+    off = spacy_entmem.load_default(config={"components": {"entity_memory": {"speaker_continuity": False}}})(text)
+    assert any({"she", "I"} <= {s.text for s in c} for c in off._.coref_clusters), off._.coref_clusters

@@ -56,7 +56,8 @@ maxout_pieces = 3
 DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
 # the on / off decision rules of MentionMemory, each set from the cfg key of the same name
 DECISION_RULES = ("name_agreement", "animacy_agreement", "narrator_continuity", "noun_number_agreement",
-                  "plural_noun_agreement", "titled_name_agreement", "binding_agreement", "name_continuity")
+                  "plural_noun_agreement", "titled_name_agreement", "binding_agreement", "name_continuity",
+                  "speaker_continuity")
 DEFAULT_MAX_BATCH_STEPS = 8192  # padded steps per memory batch (LitBank's ~2,000-word documents: 276 MB peak at batch size 64)
 
 
@@ -92,6 +93,7 @@ DEFAULT_MAX_BATCH_STEPS = 8192  # padded steps per memory batch (LitBank's ~2,00
         "titled_name_agreement": False,
         "binding_agreement": False,
         "name_continuity": False,
+        "speaker_continuity": False,
         "pronoun_agreement": [],
         "name_agreement": False,
         "pruning_bound": None,
@@ -111,7 +113,7 @@ def make_entity_memory(
     name_agreement: bool = False, animacy_agreement: bool = False, pruning_bound: Optional[float] = None,
     narrator_continuity: bool = False, noun_number_agreement: bool = False, beam_width: int = 1,
     max_batch_steps: Optional[int] = None, titled_name_agreement: bool = False, binding_agreement: bool = False,
-    name_continuity: bool = False, plural_noun_agreement: bool = False,
+    name_continuity: bool = False, plural_noun_agreement: bool = False, speaker_continuity: bool = False,
 ) -> "EntityMemory":
     weights = LossWeights(self_link_weight, positive_weight, negative_weight, sparsity_weight,
                           full_link_weight, full_negatives, lm_weight)
@@ -127,6 +129,7 @@ def make_entity_memory(
         noun_number_agreement=noun_number_agreement, beam_width=beam_width, max_batch_steps=max_batch_steps,
         titled_name_agreement=titled_name_agreement, binding_agreement=binding_agreement,
         name_continuity=name_continuity, plural_noun_agreement=plural_noun_agreement,
+        speaker_continuity=speaker_continuity,
     )
 
 
@@ -267,7 +270,7 @@ class EntityMemory(TrainablePipe):
         pruning_bound: Optional[float] = None, narrator_continuity: bool = False,
         noun_number_agreement: bool = False, beam_width: int = 1, max_batch_steps: Optional[int] = None,
         titled_name_agreement: bool = False, binding_agreement: bool = False, name_continuity: bool = False,
-        plural_noun_agreement: bool = False,
+        plural_noun_agreement: bool = False, speaker_continuity: bool = False,
     ):
         weights = weights or LossWeights()
         _check_config(cluster_prefix, mentions_key, entity_threshold, weights, temperature_halving_examples,
@@ -316,6 +319,7 @@ class EntityMemory(TrainablePipe):
             "binding_agreement": bool(binding_agreement),
             "name_continuity": bool(name_continuity),
             "plural_noun_agreement": bool(plural_noun_agreement),
+            "speaker_continuity": bool(speaker_continuity),
             "pruning_bound": pruning_bound,
             "beam_width": beam_width,
             "max_batch_steps": max_batch_steps,

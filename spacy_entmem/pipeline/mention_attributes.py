@@ -13,8 +13,9 @@ from spacy.attrs import IS_TITLE, LOWER, SENT_START, TAG
 from spacy.strings import hash_string
 from spacy.tokens import Doc
 
-from ..nn.memory.mention_memory import ATTRIBUTE_FIELDS, N_NAME_WORDS
+from ..nn.memory.mention_memory import ATTRIBUTE_FIELDS, FIRST_SINGULAR, N_NAME_WORDS
 from .binding import bound_subject_end
+from .speakers import CLOSING_QUOTES, OPENING_QUOTES, TOGGLING_QUOTES, candidate_speakers
 
 UNKNOWN, MASCULINE, FEMININE, NEUTER = 0, 1, 2, 3
 SINGULAR, PLURAL = 1, 2
@@ -52,7 +53,6 @@ HONORIFICS = {"mr", "mr.", "mrs", "mrs.", "miss", "ms", "ms.", "lady", "sir", "l
               "capt.", "colonel", "col."}
 HEAD_STOPS = {"of", ",", "who", "whom", "whose", "which", "that", "in", "with", "at", "from", "on", "to", "for",
               "by", "(", ";", ":", "-", "--"}
-OPENING_QUOTES, CLOSING_QUOTES, TOGGLING_QUOTES = {"“", "``", "‘"}, {"”", "''", "’"}, {'"'}
 SENTENCE_ENDS = {".", "!", "?", "\n"}
 # Penn Treebank noun tags → number (the tagger's, where the pipeline runs one)
 NOUN_TAG_NUMBER = {"NN": SINGULAR, "NNP": SINGULAR, "NNS": PLURAL, "NNPS": PLURAL}
@@ -181,6 +181,10 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
     quoted = quotation_flags(lower)
     initial = _sentence_initial_flags(lower, sent_starts)
     capitalised = [title and not first for title, first in zip(titles, initial)]
+    spans = [(int(start), int(end)) for start, end in spans]
+    first_person = [end - start == 1 and PRONOUN_CLASS.get(lower[start]) == FIRST_SINGULAR and quoted[start]
+                    for start, end in spans]
+    speakers = candidate_speakers(lower, spans, first_person)
     rows = []
     for start, end in spans:
         words = lower[start:end]
@@ -189,7 +193,7 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
             _, number, gender = PRONOUNS[words[0]]
             bound_end = bound_subject_end(lower, tags, start)
             rows.append((-1, -1, pronoun, gender, number, int(quoted[start]), 0, 0, UNKNOWN, bound_end, 0)
-                        + NO_NAME_WORDS)
+                        + NO_NAME_WORDS + speakers[len(rows)])
             continue
         content = words[1:] if len(words) > 1 and words[0] in LEADING_WORDS else words
         head = _head_index(words)
@@ -203,5 +207,6 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
         names = [ids(word) for word in name_words(words, cased, head)[:N_NAME_WORDS]] if any(cased) else []
         titled = int(bool(names) and titled_name(words, cased, head))
         rows.append((ids(" ".join(content)), ids(words[head]), 0, gender, UNKNOWN, int(quoted[start]),
-                     int(proper), inanimate, noun_number, -1, titled) + tuple(names) + NO_NAME_WORDS[len(names):])
+                     int(proper), inanimate, noun_number, -1, titled) + tuple(names) + NO_NAME_WORDS[len(names):]
+                    + speakers[len(rows)])
     return numpy.asarray(rows, dtype="int64").reshape(-1, len(ATTRIBUTE_FIELDS))

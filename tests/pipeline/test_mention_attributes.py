@@ -112,3 +112,13 @@ def test_an_object_pronoun_carries_the_end_of_the_subject_it_cannot_refer_to():
     #         Mary     her      Anna 's cat   her
     spans = [(0, 1), (2, 3), (4, 7), (8, 9)]
     assert mention_attributes(doc, spans, StringIds())[:, BOUND_END].tolist() == [-1, 1, -1, 7]
+
+
+def test_a_quoted_first_person_pronoun_carries_its_quotations_speaker_span():
+    from spacy_entmem.nn.memory.mention_memory import SPEAKER
+
+    doc = spacy.blank("en")('" I am late , " said Harry . " I know , " he said . I left .')
+    #                        0 1 2  3    4 5 6    7     8 9 10 11  12 13 14  15 16 17 18
+    spans = [(1, 2), (7, 8), (10, 11), (14, 15), (17, 18)]
+    rows = mention_attributes(doc, spans, StringIds())
+    assert rows[:, SPEAKER].tolist() == [[7, 8], [-1, -1], [14, 15], [-1, -1], [-1, -1]]  # the unquoted I: none

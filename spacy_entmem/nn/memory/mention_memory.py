@@ -45,12 +45,16 @@ NOT_A_MENTION, UNKNOWN, SOME_OTHER_ENTITY = -1, -2, -3
 # ``pipeline.binding``, else -1; titled: the mention is an honorific and capitalised names, "Miss Bingley";
 # name_word_k: ids of its first capitalised words other than titles and articles, -1 where it has fewer)
 ATTRIBUTE_FIELDS = ("norm", "head", "pronoun", "gender", "number", "quoted", "proper", "inanimate", "noun_number",
-                    "bound_end", "titled", "name_word_1", "name_word_2", "name_word_3")
+                    "bound_end", "titled", "name_word_1", "name_word_2", "name_word_3", "speaker_start",
+                    "speaker_end")
 NORM, HEAD, PRONOUN, GENDER, NUMBER, QUOTED, PROPER, INANIMATE, NOUN_NUMBER, BOUND_END, TITLED = range(11)
-NAME_WORDS = slice(TITLED + 1, len(ATTRIBUTE_FIELDS))
+NAME_WORDS = slice(TITLED + 1, TITLED + 4)
 N_NAME_WORDS = NAME_WORDS.stop - NAME_WORDS.start
+# (speaker_start, speaker_end: for a quoted I / me / my, the candidate span its quotation is attributed to,
+# ``pipeline.speakers``; -1, -1 otherwise)
+SPEAKER = slice(NAME_WORDS.stop, NAME_WORDS.stop + 2)
 # no string, not a pronoun, nothing known
-PADDING_ATTRIBUTES = (-1, -1, 0, 0, 0, 0, 0, 0, 0, -1, 0) + (-1,) * N_NAME_WORDS
+PADDING_ATTRIBUTES = (-1, -1, 0, 0, 0, 0, 0, 0, 0, -1, 0) + (-1,) * N_NAME_WORDS + (-1, -1)
 PERSONAL_GENDERS = (1, 2)  # masculine, feminine (mention_attributes.MASCULINE / FEMININE)
 N_PRONOUN_CLASSES = 8  # pronoun classes 1..7 (0: not a pronoun)
 FIRST_SINGULAR = 1  # the pronoun class of "i me my mine myself" (mention_attributes.PRONOUN_CLASS)
@@ -82,6 +86,23 @@ def narrator_pronouns(attrs: numpy.ndarray) -> numpy.ndarray:
     """attrs (..., A) → (...) bool: the candidates that are an I / me / my outside quotation marks (in
     first-person narration, the narrator)."""
     return (attrs[..., PRONOUN] == FIRST_SINGULAR) & (attrs[..., QUOTED] == 0)
+
+
+def speaker_pronouns(attrs: numpy.ndarray) -> numpy.ndarray:
+    """attrs (..., A) → (...) bool: the candidates that are a quoted I / me / my whose quotation has an
+    attributed speaker (``pipeline.speakers``)."""
+    return (attrs[..., PRONOUN] == FIRST_SINGULAR) & (attrs[..., QUOTED] == 1) & (attrs[..., SPEAKER.start] >= 0)
+
+
+def speaker_steps(spans: numpy.ndarray, attrs: numpy.ndarray) -> numpy.ndarray:
+    """(B, M) for each quoted I / me / my with an attributed speaker, the step of the candidate that is that
+    speaker span; -1 elsewhere and where the speaker span is no candidate (pruned, say)."""
+    steps = numpy.full(spans.shape[:2], -1)
+    for b in numpy.flatnonzero(speaker_pronouns(attrs).any(axis=1)).tolist():
+        at = {(start, end): t for t, (start, end) in enumerate(spans[b].tolist())}
+        for t in numpy.flatnonzero(speaker_pronouns(attrs[b])).tolist():
+            steps[b, t] = at.get(tuple(attrs[b, t, SPEAKER].tolist()), -1)
+    return steps
 
 
 def agreement(a: numpy.ndarray, b: numpy.ndarray) -> numpy.ndarray:
@@ -412,6 +433,9 @@ class MentionMemory(nn.Module):
         # at inference: an unquoted I / me / my joins the most recently used cell that holds one (in
         # first-person narration outside quotations they are all the narrator)
         self.narrator_continuity = False
+        # at inference: a quoted I / me / my joins its quotation's attributed speaker ("…," said Harry): the
+        # speaker's cell if read already, else the one cell holding the speaker's name (``speaker_cells``)
+        self.speaker_continuity = False
         # at inference, for k-best lists: (B, M) action indices to take instead of the best (-1: the best),
         # and whether to return every step's decision scores (``MemoryOutput.decision_scores``)
         self.forced_actions: Optional[numpy.ndarray] = None
@@ -476,6 +500,8 @@ class MentionMemory(nn.Module):
         pruned = ((best < self.ignore_bias) & token_mask(n_spans, best.shape[1]).to(best.device)).cpu().numpy()
         if self.narrator_continuity:
             pruned &= ~narrator_pronouns(attrs)
+        if self.speaker_continuity:
+            pruned &= ~speaker_pronouns(attrs)
         return pruned
 
     def _read_unpruned(self, pruned: numpy.ndarray, g, sim_token, mention_score, new_score, spans, attrs,
@@ -520,6 +546,8 @@ class MentionMemory(nn.Module):
         log_probs, actions, cells, usages, gold_steps, decision_scores = [], [], [], [], [], []
         partial = numpy.zeros(B, dtype=bool) if partial is None else partial
         n_supervised = 0
+        speaking = speaker_steps(spans, attrs) if self.speaker_continuity and clusters is None else None
+        step_entity = numpy.full((B, M), -1)  # the entity each step's candidate joined or began (-1: ignored)
         for t in range(M):
             coref, disagree = self._cell_scores(g_steps[t], sim_steps[t], memory, memory_part, state,
                                                 attrs[:, t], spans[:, t, 0], active[:, t], feature_table)
@@ -540,6 +568,10 @@ class MentionMemory(nn.Module):
                     if (narrator >= 0).any():
                         rule = numpy.where(narrator >= 0, 2 + narrator, -1)
                         forced = rule if forced is None else numpy.where(forced >= 0, forced, rule)
+                if speaking is not None and (speaking[:, t] >= 0).any():
+                    speaker = self.speaker_cells(state, speaking[:, t], t, step_entity, attrs, spans, disagree)
+                    rule = numpy.where(speaker >= 0, 2 + speaker, -1)
+                    forced = rule if forced is None else numpy.where(forced >= 0, forced, rule)
                 holder = self.name_holders(state, attrs[:, t], spans[:, t, 0], active[:, t], disagree)
                 decision = self._greedy(log_p.detach(), state, disagree, forced, holder)
                 if self.record_decision_scores:
@@ -556,6 +588,8 @@ class MentionMemory(nn.Module):
                 fresh = acted & (code < 0) & (decision.action == OVERWRITE)
                 cell_cluster[rows[fresh], decision.cell[fresh]] = NO_CLUSTER
             state.apply(decision.action, decision.cell, attrs[:, t], spans[:, t, 1], self.usage_decay, active[:, t])
+            if speaking is not None:
+                step_entity[:, t] = numpy.where(decision.action == IGNORE, -1, state.entity[rows, decision.cell])
             usages.append(state.usage.copy())
         out = self._output(torch.stack(log_probs, dim=1), numpy.stack(actions, 1), numpy.stack(cells, 1),
                            self._tensor(numpy.stack(usages, 1)).to(g.dtype), n_spans, active_mask,
@@ -570,6 +604,27 @@ class MentionMemory(nn.Module):
         −inf; a candidate with a ``holder`` cell (B,) ≥ 0 that is a mention joins it (``decision_scores``); the
         decision changes, the logged probabilities do not."""
         return choose(self.decision_scores(log_p, disagree, holder=holder), state, forced)
+
+    def speaker_cells(self, state: CellState, speaker_t: numpy.ndarray, t: int, step_entity: numpy.ndarray,
+                      attrs: numpy.ndarray, spans: numpy.ndarray, disagree: Optional[numpy.ndarray]) -> numpy.ndarray:
+        """(B,) the cell a quoted I / me / my at step ``t`` joins by ``speaker_continuity``, else -1. Its
+        speaker's step ``speaker_t`` (B,) read before: the cell that still holds the entity that candidate
+        joined (-1 if it was ignored or its entity evicted); read later ("…," said Harry): the one cell that
+        holds the speaker's name (``CellState.name_holder``), none for a pronoun or a new name. Cells in
+        ``disagree`` are never joined."""
+        rows = numpy.arange(len(speaker_t))
+        steps = numpy.clip(speaker_t, 0, None)
+        entity = numpy.where((speaker_t >= 0) & (speaker_t < t), step_entity[rows, steps], -1)
+        holds = (state.entity == entity[:, None]) & (entity[:, None] >= 0)
+        cells = numpy.where(holds.any(axis=1), holds.argmax(axis=1), -1)
+        later = speaker_t > t
+        if later.any():
+            named = state.name_holder(attrs[rows, steps], spans[rows, steps, 0], later)
+            cells = numpy.where(later, named, cells)
+        if disagree is not None:
+            chosen = numpy.flatnonzero(cells >= 0)
+            cells[chosen[disagree[chosen, cells[chosen]]]] = -1
+        return cells
 
     def name_holders(self, state: CellState, attrs_t: numpy.ndarray, starts_t: numpy.ndarray,
                      active_t: numpy.ndarray, disagree: Optional[numpy.ndarray]) -> Optional[numpy.ndarray]:

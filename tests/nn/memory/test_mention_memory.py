@@ -540,16 +540,21 @@ def test_narrator_continuity_joins_every_unquoted_i_to_the_narrators_cell_and_le
     assert forced.cells.tolist()[0][5] == forced.cells.tolist()[0][4]  # the newest narrator cell
 
 
-def test_pruning_never_skips_an_unquoted_i_under_narrator_continuity(memory):
+@pytest.mark.parametrize("rule, first, second, kept", [
+    ("narrator_continuity", _row(1), _row(norm=3), [False, True, True, False, True, False]),  # unquoted I's
+    ("speaker_continuity", _row(norm=3), (-1, -1, 1, 0, 1, 1, 0, 0, 0, -1, 0, -1, -1, -1, 0, 1),
+     [True, False, True, True, True, True]),  # the quoted I with a speaker
+])
+def test_pruning_never_skips_the_pronouns_a_continuity_rule_may_join(memory, rule, first, second, kept):
     X, lengths, spans, n = _inputs()
-    attrs = _attributes([_row(1), _row(norm=3), _row(1, quoted=1), _row(1), _row(4), _row(1)])
+    attrs = _attributes([first, second, _row(1, quoted=1), _row(1), _row(4), _row(1)])
     memory.eval()
     memory.pruning_bound, memory.ignore_bias = -100.0, 100.0  # would prune every candidate
-    memory.narrator_continuity = True
+    setattr(memory, rule, True)
     with torch.no_grad():
         out = memory(X, lengths, spans, n, attrs)
-    assert out.pruned.tolist() == [[False, True, True, False, True, False]]
-    assert out.actions.tolist() == [[IGNORE, IGNORE, IGNORE, IGNORE, IGNORE, IGNORE]]  # no narrator cell yet
+    assert out.pruned.tolist() == [kept]
+    assert out.actions.tolist() == [[IGNORE] * 6]  # no narrator cell yet; the speaker (candidate 0) was pruned
 
 
 def test_a_cell_keeps_the_numbers_of_its_nouns_until_it_is_overwritten():
@@ -598,3 +603,39 @@ def test_plural_noun_agreement_keeps_a_plural_common_noun_out_of_cells_only_sing
     assert masks[3] == [[False] * 6]  # names are left alone
     assert masks[4] == [[True, False, True, False, False, False]]  # not the mayor, not "her"; the students may
     assert masks[5] == [[False] * 6]  # a singular noun is left alone ("the family" may join "they")
+
+
+def _speaking_i(speaker):
+    """A quoted I whose quotation is attributed to the candidate span ``speaker``."""
+    return (-1, -1, 1, 0, 1, 1, 0, 0, 0, -1, 0, -1, -1, -1) + tuple(speaker)
+
+
+def test_speaker_continuity_joins_a_quoted_i_to_its_speaker_read_before_or_named_after():
+    torch.manual_seed(0)
+    memory = MentionMemory(input_width=6, hidden_width=8, n_cells=5, mlp_width=8, dropout=0.0, feature_width=4).eval()
+    X, lengths, spans, n = _inputs(m=6, t=24)  # candidate k spans [2k, 2k + 1)
+    harry, ron = (0, 10, 0, 0, 0, 0, 1, 0, 0, -1, 0, 10, -1, -1), (1, 11, 0, 0, 0, 0, 1, 0, 0, -1, 0, 11, -1, -1)
+    # Harry, Ron, "I" (… said Harry: candidate 4), "me" (Ron said, …: candidate 1), Harry, "I" (speaker no candidate)
+    attrs = _attributes([harry, ron, _speaking_i((8, 9)), _speaking_i((2, 3)), harry, _speaking_i((20, 21))])
+    memory.ignore_bias, memory.new_entity_bias = -50.0, 50.0  # every candidate a mention, and a new entity
+    with torch.no_grad():
+        assert memory(X, lengths, spans, n, attrs).actions.tolist() == [[OVERWRITE] * 6]
+        memory.speaker_continuity = True
+        ruled = memory(X, lengths, spans, n, attrs)
+    assert ruled.actions.tolist() == [[OVERWRITE, OVERWRITE, COREF, COREF, OVERWRITE, OVERWRITE]]
+    cells = ruled.cells.tolist()[0]
+    assert cells[2] == cells[0] and cells[3] == cells[1]  # Harry's cell by his name, Ron's by his step
+
+
+def test_speaker_continuity_follows_the_speakers_entity_not_its_evicted_cell():
+    torch.manual_seed(0)
+    memory = MentionMemory(input_width=6, hidden_width=8, n_cells=1, mlp_width=8, dropout=0.0, feature_width=4).eval()
+    X, lengths, spans, n = _inputs(m=3, t=8)
+    ron, door = (1, 11, 0, 0, 0, 0, 1, 0, 0, -1, 0, 11, -1, -1), (2, 2, 0, 0, 0, 0, 0, 0)
+    attrs = _attributes([ron, door, _speaking_i((0, 1))])  # the door evicts Ron from the only cell
+    memory.ignore_bias, memory.new_entity_bias = -50.0, 50.0
+    memory.speaker_continuity = True
+    with torch.no_grad():
+        out = memory(X, lengths, spans, n, attrs)
+    assert out.actions.tolist() == [[OVERWRITE, OVERWRITE, OVERWRITE]]  # not the door's cell
+

@@ -1,0 +1,45 @@
+from spacy_entmem.pipeline.speakers import NO_SPEAKER, candidate_speakers, quotation_speakers, quotations
+
+
+def _words(text: str):
+    return text.lower().split()
+
+
+def test_quotations_pair_curly_and_straight_marks_and_a_line_break_ends_an_open_one():
+    assert quotations(_words('“ Stay , ” said Harry . " Go ! " he said')) == [(0, 3), (7, 10)]
+    assert quotations(["“", "stay", "\n", "he", "left"]) == [(0, 1)]
+    assert quotations(_words("“ Stay , he said")) == [(0, 4)]  # never closed: runs to the end
+    assert quotations(_words("no quotation here")) == []
+
+
+def test_a_speech_verb_after_the_quotation_attributes_it_to_the_mention_after_or_before_the_verb():
+    words = _words('“ I can not stay , ” said Harry Potter .')
+    #               0 1  2   3   4    5 6  7    8     9
+    assert quotation_speakers(words, [(1, 2), (8, 9), (8, 10)]) == [(8, 10)]  # the longest candidate there
+    words = _words('“ I can not stay , ” the boy said .')
+    assert quotation_speakers(words, [(1, 2), (7, 9)]) == [(7, 9)]
+    words = _words('“ I can not stay , ” the boy told him .')  # "told" takes the addressee: no attribution
+    assert quotation_speakers(words, [(1, 2), (7, 9), (10, 11)]) == [None]
+
+
+def test_a_speech_verb_before_the_quotation_attributes_it_to_the_mention_ending_at_the_verb():
+    words = _words('Ron said , “ I am tired . ”')
+    assert quotation_speakers(words, [(0, 1), (4, 5)]) == [(0, 1)]
+    words = _words('Ron turned to Harry , “ I am tired . ”')  # no speech verb
+    assert quotation_speakers(words, [(0, 1), (3, 4), (6, 7)]) == [None]
+
+
+def test_a_quotation_right_after_an_attribution_continues_its_speaker():
+    words = _words('“ Stay , ” said Harry , “ I am tired . ” “ So am I . ” Ron left .')
+    #               0 1    2 3 4    5     6 7 8 9  10    11 12 13 14 15 16 17 18 19  20
+    candidates = [(5, 6), (8, 9), (16, 17), (19, 20)]
+    assert quotation_speakers(words, candidates) == [(5, 6), (5, 6), None]
+
+
+def test_candidate_speakers_answers_only_the_candidates_asked_about():
+    words = _words('“ I can not stay , ” said Harry .')
+    candidates = [(1, 2), (8, 9)]
+    assert candidate_speakers(words, candidates, [True, False]) == [(8, 9), NO_SPEAKER]
+    assert candidate_speakers(words, candidates, [False, False]) == [NO_SPEAKER, NO_SPEAKER]
+    unquoted = _words("I said Harry")
+    assert candidate_speakers(unquoted, [(0, 1), (2, 3)], [True, False]) == [NO_SPEAKER, NO_SPEAKER]
