@@ -547,6 +547,8 @@ class MentionMemory(nn.Module):
         partial = numpy.zeros(B, dtype=bool) if partial is None else partial
         n_supervised = 0
         speaking = speaker_steps(spans, attrs) if self.speaker_continuity and clusters is None else None
+        if speaking is not None and not (speaking >= 0).any():
+            speaking = None  # no quoted I with a speaker among the candidates: no bookkeeping at every step
         step_entity = numpy.full((B, M), -1)  # the entity each step's candidate joined or began (-1: ignored)
         for t in range(M):
             coref, disagree = self._cell_scores(g_steps[t], sim_steps[t], memory, memory_part, state,
