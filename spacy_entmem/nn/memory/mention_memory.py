@@ -74,6 +74,12 @@ PAIR_FEATURE_NAMES = ("exact string match", "head match", "gender agreement", "n
 GENDER_AGREEMENT = PAIR_FEATURE_NAMES.index("gender agreement")  # what ``name_agreement`` constrains
 
 
+# the on / off rules whose constraint is a ``CellState`` method (attrs, rows, cells) → (P,) bool: the memory
+# attribute that switches it, the method's name
+CELL_CLASH_RULES = (("noun_number_agreement", "number_clash"), ("plural_noun_agreement", "plural_clash"),
+                    ("titled_name_agreement", "name_clash"), ("binding_agreement", "bound"))
+
+
 def put(target: torch.Tensor, index: Tuple[torch.Tensor, ...], values: torch.Tensor) -> torch.Tensor:
     """``target`` with ``target[index] = values``: in place where autograd records nothing (inference: no copy
     of the whole memory at every step), else out of place (training backpropagates through the old values)."""
@@ -690,9 +696,9 @@ class MentionMemory(nn.Module):
                + mlp.memory_projs[1](g_t.index_select(0, rows_t) * cell_memory))
         raw = mlp.rest(pre).squeeze(-1)
         disagree = None
-        if (self.agreement_constraints or self.name_agreement or self.animacy_agreement
-                or self.noun_number_agreement or self.plural_noun_agreement or self.titled_name_agreement
-                or self.binding_agreement) and not self.training:
+        clashes = [getattr(state, clash) for rule, clash in CELL_CLASH_RULES if getattr(self, rule)]
+        if (self.agreement_constraints or self.name_agreement or self.animacy_agreement or clashes) \
+                and not self.training:
             disagree = numpy.zeros((B, N), dtype=bool)
             pronoun = attrs_t[rows, PRONOUN] > 0
             if self.agreement_constraints:
@@ -702,14 +708,8 @@ class MentionMemory(nn.Module):
             if self.animacy_agreement:
                 personal = pronoun & IS_PERSONAL_GENDER[attrs_t[rows, GENDER]]
                 disagree[rows, cells] |= personal & state.thing_only()[rows, cells]
-            if self.noun_number_agreement:
-                disagree[rows, cells] |= state.number_clash(attrs_t, rows, cells)
-            if self.plural_noun_agreement:
-                disagree[rows, cells] |= state.plural_clash(attrs_t, rows, cells)
-            if self.titled_name_agreement:
-                disagree[rows, cells] |= state.name_clash(attrs_t, rows, cells)
-            if self.binding_agreement:
-                disagree[rows, cells] |= state.bound(attrs_t, rows, cells)
+            for clash in clashes:
+                disagree[rows, cells] |= clash(attrs_t, rows, cells)
         return scores.reshape(-1).index_put((pairs_t,), raw).view(B, N), disagree
 
     def _update(self, memory: torch.Tensor, memory_part: torch.Tensor, g_t: torch.Tensor, decision: Decision,
