@@ -15,7 +15,7 @@ from spacy.tokens import Doc
 
 from ..nn.memory.mention_memory import ATTRIBUTE_FIELDS, FIRST_SINGULAR, N_NAME_WORDS
 from .binding import bound_subject_end
-from .speakers import CLOSING_QUOTES, OPENING_QUOTES, TOGGLING_QUOTES, candidate_speakers
+from .speakers import OPENING_QUOTES, TOGGLING_QUOTES, candidate_speakers, read_quotations
 
 UNKNOWN, MASCULINE, FEMININE, NEUTER = 0, 1, 2, 3
 SINGULAR, PLURAL = 1, 2
@@ -69,24 +69,6 @@ class StringIds:
 
     def __call__(self, text: str) -> int:
         return self.ids.setdefault(text, len(self.ids)) if text else -1
-
-
-def quotation_flags(texts: List[str]) -> List[bool]:
-    """Per token text (or its lowercase form): inside a quotation (straight quotes toggle, curly and PTB quotes
-    open and close; a new line ends an unclosed quotation)."""
-    flags, inside = [], False
-    for text in texts:
-        if "\n" in text:
-            inside = False
-        if text in OPENING_QUOTES or (text in TOGGLING_QUOTES and not inside):
-            flags.append(True)
-            inside = True
-        elif text in CLOSING_QUOTES or (text in TOGGLING_QUOTES and inside):
-            flags.append(True)
-            inside = False
-        else:
-            flags.append(inside)
-    return flags
 
 
 def _head_index(words: List[str]) -> int:
@@ -178,13 +160,13 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
     sent_starts = [row[2] == 1 for row in columns] if doc.has_annotation("SENT_START") else [False] * len(doc)
     # tag hashes, looked up only at the candidates' head words
     tags = doc.to_array([TAG]).tolist() if doc.has_annotation("TAG") else [0] * len(doc)
-    quoted = quotation_flags(lower)
+    quoted, quotes = read_quotations(lower)
     initial = _sentence_initial_flags(lower, sent_starts)
     capitalised = [title and not first for title, first in zip(titles, initial)]
     spans = [(int(start), int(end)) for start, end in spans]
     first_person = [end - start == 1 and PRONOUN_CLASS.get(lower[start]) == FIRST_SINGULAR and quoted[start]
                     for start, end in spans]
-    speakers = candidate_speakers(lower, spans, first_person)
+    speakers = candidate_speakers(lower, spans, first_person, quotes)
     rows = []
     for start, end in spans:
         words = lower[start:end]

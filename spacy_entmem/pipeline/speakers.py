@@ -17,23 +17,38 @@ SPEECH_VERBS = frozenset(
 ATTRIBUTION_GAP = {",", ":"}  # what may stand between a quotation mark and its attribution
 
 
-def quotations(lower: Sequence[str]) -> List[Span]:
-    """[open, close] token indices of each quotation, both quotation marks included, in text order; the same
-    reading as ``mention_attributes.quotation_flags`` (a line break ends an unclosed quotation, whose close
-    is then the token before the break)."""
-    found, opened = [], -1
+def read_quotations(lower: Sequence[str]) -> Tuple[List[bool], List[Span]]:
+    """One pass over the words (lowercased; quotation marks and line breaks have no case): per token whether it
+    stands inside a quotation, marks included (straight quotes toggle, curly and PTB quotes open and close; a
+    closing mark outside any quotation is flagged too, as an apostrophe "’" may be), and the [open, close]
+    token indices of each quotation in text order. A line break ends an unclosed quotation (its close is the
+    token before the break); an opening mark inside a quotation starts a new one, and the open one is not
+    listed."""
+    flags: List[bool] = []
+    found: List[Span] = []
+    opened = -1
     for i, text in enumerate(lower):
         if "\n" in text and opened >= 0:
             found.append((opened, i - 1))
             opened = -1
         if text in OPENING_QUOTES or (text in TOGGLING_QUOTES and opened < 0):
+            flags.append(True)
             opened = i
-        elif opened >= 0 and (text in CLOSING_QUOTES or text in TOGGLING_QUOTES):
-            found.append((opened, i))
-            opened = -1
+        elif text in CLOSING_QUOTES or (text in TOGGLING_QUOTES and opened >= 0):
+            flags.append(True)
+            if opened >= 0:
+                found.append((opened, i))
+                opened = -1
+        else:
+            flags.append(opened >= 0)
     if opened >= 0:
         found.append((opened, len(lower) - 1))
-    return found
+    return flags, found
+
+
+def quotations(lower: Sequence[str]) -> List[Span]:
+    """[open, close] token indices of each quotation, both quotation marks included (``read_quotations``)."""
+    return read_quotations(lower)[1]
 
 
 def _longest(spans: List[Span]) -> Optional[Span]:
@@ -61,8 +76,10 @@ def _before(lower: Sequence[str], opening: int, by_end: Dict[int, List[Span]]) -
     return _longest(by_end.get(k, [])) if k >= 0 and lower[k] in SPEECH_VERBS else None
 
 
-def quotation_speakers(lower: Sequence[str], candidates: Sequence[Span]) -> List[Optional[Span]]:
-    """Per quotation (``quotations``), the candidate span attributed as its speaker, or None."""
+def quotation_speakers(lower: Sequence[str], candidates: Sequence[Span],
+                       quotes: Optional[List[Span]] = None) -> List[Optional[Span]]:
+    """Per quotation (``quotes``, else ``quotations(lower)``), the candidate span attributed as its speaker, or
+    None."""
     by_start: Dict[int, List[Span]] = {}
     by_end: Dict[int, List[Span]] = {}
     for span in candidates:
@@ -70,7 +87,7 @@ def quotation_speakers(lower: Sequence[str], candidates: Sequence[Span]) -> List
         by_end.setdefault(span[1], []).append(span)
     speakers: List[Optional[Span]] = []
     continued, continued_at = None, -1  # the last after-attribution's speaker and the token after it
-    for opening, close in quotations(lower):
+    for opening, close in quotations(lower) if quotes is None else quotes:
         speaker = _before(lower, opening, by_end)
         if speaker is None and continued is not None and \
                 all(lower[k] in ATTRIBUTION_GAP for k in range(continued_at, opening)):
@@ -81,15 +98,17 @@ def quotation_speakers(lower: Sequence[str], candidates: Sequence[Span]) -> List
     return speakers
 
 
-def candidate_speakers(lower: Sequence[str], candidates: Sequence[Span], asks: Sequence[bool]) -> List[Span]:
+def candidate_speakers(lower: Sequence[str], candidates: Sequence[Span], asks: Sequence[bool],
+                       quotes: Optional[List[Span]] = None) -> List[Span]:
     """Per candidate: where ``asks`` (a first-person pronoun, say), the speaker span of the quotation it stands
-    in (``quotation_speakers``), else ``NO_SPEAKER``."""
+    in (``quotation_speakers``; ``quotes`` as ``quotations`` reads them, if already read), else
+    ``NO_SPEAKER``."""
     if not any(asks):
         return [NO_SPEAKER] * len(candidates)
-    spans = quotations(lower)
-    speakers = quotation_speakers(lower, candidates)
+    quotes = quotations(lower) if quotes is None else quotes
+    speakers = quotation_speakers(lower, candidates, quotes)
     inside = [-1] * len(lower)
-    for q, (opening, close) in enumerate(spans):
+    for q, (opening, close) in enumerate(quotes):
         inside[opening: close + 1] = [q] * (close + 1 - opening)
     found = []
     for (start, _end), ask in zip(candidates, asks):

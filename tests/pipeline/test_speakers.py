@@ -1,4 +1,6 @@
-from spacy_entmem.pipeline.speakers import NO_SPEAKER, candidate_speakers, quotation_speakers, quotations
+from spacy_entmem.pipeline.speakers import (
+    NO_SPEAKER, candidate_speakers, quotation_speakers, quotations, read_quotations,
+)
 
 
 def _words(text: str):
@@ -10,6 +12,14 @@ def test_quotations_pair_curly_and_straight_marks_and_a_line_break_ends_an_open_
     assert quotations(["“", "stay", "\n", "he", "left"]) == [(0, 1)]
     assert quotations(_words("“ Stay , he said")) == [(0, 4)]  # never closed: runs to the end
     assert quotations(_words("no quotation here")) == []
+
+
+def test_read_quotations_flags_the_tokens_inside_and_a_stray_closing_mark():
+    flags, quotes = read_quotations(["goin", "’", "“", "stay", "\n", "he", '"', "go", '"', "x"])
+    assert flags == [False, True, True, True, False, False, True, True, True, False]
+    assert quotes == [(2, 3), (6, 8)]  # the stray "’" is flagged but opens no quotation
+    flags, quotes = read_quotations(_words("“ a “ b ” c"))
+    assert flags == [True, True, True, True, True, False] and quotes == [(2, 4)]  # a new opening mark restarts
 
 
 def test_a_speech_verb_after_the_quotation_attributes_it_to_the_mention_after_or_before_the_verb():
