@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, List, Optional
 import numpy
 import torch
 
-from .mention_memory import IGNORE, CellState, decide
+from .mention_memory import IGNORE, CellState, decide, join_where_free
 from .outputs import MemoryOutput, token_mask
 
 if TYPE_CHECKING:
@@ -102,7 +102,7 @@ def read_memory_beam(memory: "MentionMemory", g: torch.Tensor, sim_token: torch.
         forced = numpy.full(R, -1)
         if memory.narrator_continuity:
             narrator = state.narrator_cell(attrs_t, active[:, t])
-            forced = numpy.where(narrator >= 0, 2 + narrator, -1)
+            forced = join_where_free(None, narrator)
         holder = memory.name_holders(state, attrs_t, spans_t[:, 0], active[:, t], disagree)
         scores = step_scores(memory, log_p, state, disagree, forced, active[:, t], holder)
         parents, columns, beam = best_children(beam, scores)

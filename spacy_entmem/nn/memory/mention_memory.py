@@ -111,6 +111,13 @@ def speaker_steps(spans: numpy.ndarray, attrs: numpy.ndarray) -> numpy.ndarray:
     return steps
 
 
+def join_where_free(forced: Optional[numpy.ndarray], cells: numpy.ndarray) -> numpy.ndarray:
+    """Forced action indices (B,) (or None: none yet) with COREF into ``cells`` (B,) where a rule names a cell
+    (≥ 0) and no action is forced already (an earlier rule's or a k-best list's); -1 where neither."""
+    rule = numpy.where(cells >= 0, 2 + cells, -1)
+    return rule if forced is None else numpy.where(forced >= 0, forced, rule)
+
+
 def agreement(a: numpy.ndarray, b: numpy.ndarray) -> numpy.ndarray:
     """0 where either side is unknown, 1 where they agree, 2 where they differ."""
     return numpy.where((a == 0) | (b == 0), 0, numpy.where(a == b, 1, 2))
@@ -555,7 +562,8 @@ class MentionMemory(nn.Module):
         speaking = speaker_steps(spans, attrs) if self.speaker_continuity and clusters is None else None
         if speaking is not None and not (speaking >= 0).any():
             speaking = None  # no quoted I with a speaker among the candidates: no bookkeeping at every step
-        step_entity = numpy.full((B, M), -1)  # the entity each step's candidate joined or began (-1: ignored)
+        # the entity each step's candidate joined or began (-1: ignored), for the speaker rule
+        step_entity = numpy.full((B, M), -1) if speaking is not None else None
         for t in range(M):
             coref, disagree = self._cell_scores(g_steps[t], sim_steps[t], memory, memory_part, state,
                                                 attrs[:, t], spans[:, t, 0], active[:, t], feature_table)
@@ -574,12 +582,10 @@ class MentionMemory(nn.Module):
                 if self.narrator_continuity:  # the rule yields to a k-best list's forced actions
                     narrator = state.narrator_cell(attrs[:, t], active[:, t])
                     if (narrator >= 0).any():
-                        rule = numpy.where(narrator >= 0, 2 + narrator, -1)
-                        forced = rule if forced is None else numpy.where(forced >= 0, forced, rule)
+                        forced = join_where_free(forced, narrator)
                 if speaking is not None and (speaking[:, t] >= 0).any():
-                    speaker = self.speaker_cells(state, speaking[:, t], t, step_entity, attrs, spans, disagree)
-                    rule = numpy.where(speaker >= 0, 2 + speaker, -1)
-                    forced = rule if forced is None else numpy.where(forced >= 0, forced, rule)
+                    forced = join_where_free(
+                        forced, self.speaker_cells(state, speaking[:, t], t, step_entity, attrs, spans, disagree))
                 holder = self.name_holders(state, attrs[:, t], spans[:, t, 0], active[:, t], disagree)
                 decision = self._greedy(log_p.detach(), state, disagree, forced, holder)
                 if self.record_decision_scores:
