@@ -8,7 +8,7 @@ import numpy
 from spacy.tokens import Doc, Span, SpanGroup, Token
 
 from .memory_log import ACTIONS
-from .mention_attributes import NOUN_TAG_NUMBER, PLURAL
+from .mention_attributes import NOUN_TAG_NUMBER, PLURAL, follows_sentence_boundary
 from .mention_attributes import PRONOUNS as PERSON_NUMBER_GENDER
 
 ROLE = "entity_memory"  # SpanGroup.attrs key: "cluster" or "mentions"
@@ -51,7 +51,9 @@ PRE_HEAD_STOPS = {"IN", "POS", ",", "CC", "HYPH", "-LRB-", "WDT", "WP"}  # where
 
 def _pre_head(span: Span) -> List[Token]:
     """A mention's words up to its head by tags: those before any preposition, possessive, comma or
-    conjunction, leading determiners left out ("the University" of "the University of Chicago")."""
+    conjunction, leading determiners left out ("the University" of "the University of Chicago"). The memory's
+    attributes find the head by words alone (``mention_attributes.head_word``: no tagger needed, and what the
+    memory was trained on); these output attributes run on tagged docs and read the tags."""
     words = []
     for token in span:
         if token.tag_ in PRE_HEAD_STOPS:
@@ -126,7 +128,9 @@ def _possessive(text: str, main: Span) -> str:
 
 
 def _at_sentence_start(token: Token) -> bool:
-    return token.i == 0 or token.is_sent_start or token.doc[token.i - 1].text in ".!?\"“\n"
+    """Whether a token begins its doc or a sentence (parsed, or by the punctuation before it, as the memory's
+    attributes read it)."""
+    return token.i == 0 or bool(token.is_sent_start) or follows_sentence_boundary(token.doc[token.i - 1].text)
 
 
 def _main_text(main: Span, sentence_initial: bool, owners: Dict[int, Span]) -> str:

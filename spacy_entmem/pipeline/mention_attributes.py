@@ -53,7 +53,8 @@ HONORIFICS = {"mr", "mr.", "mrs", "mrs.", "miss", "ms", "ms.", "lady", "sir", "l
               "capt.", "colonel", "col."}
 HEAD_STOPS = {"of", ",", "who", "whom", "whose", "which", "that", "in", "with", "at", "from", "on", "to", "for",
               "by", "(", ";", ":", "-", "--"}
-SENTENCE_ENDS = {".", "!", "?", "\n"}
+SENTENCE_ENDS = {".", "!", "?"}
+SENTENCE_OPENERS = OPENING_QUOTES | TOGGLING_QUOTES
 # Penn Treebank noun tags → number (the tagger's, where the pipeline runs one)
 NOUN_TAG_NUMBER = {"NN": SINGULAR, "NNP": SINGULAR, "NNS": PLURAL, "NNPS": PLURAL}
 NUMBER_OF_TAG_ID = {hash_string(tag): number for tag, number in NOUN_TAG_NUMBER.items()}  # as doc.to_array([TAG])
@@ -72,6 +73,8 @@ class StringIds:
 
 
 def _head_index(words: List[str]) -> int:
+    """The position of a mention's head by its words alone (``head_word``). ``attributes._pre_head`` finds the
+    head by tags for the output attributes; this one needs no tagger and is what the memory was trained on."""
     for i, word in enumerate(words):
         if i > 0 and word in HEAD_STOPS:
             return i - 1
@@ -127,15 +130,15 @@ def titled_name(words: List[str], capitalised: List[bool], head: int) -> bool:
     return False
 
 
+def follows_sentence_boundary(previous: str) -> bool:
+    """Whether the token after ``previous`` (a token's text) begins a sentence by punctuation alone: after
+    '.', '!', '?', any token with a line break ("\\n\\n" too) or an opening quote."""
+    return previous in SENTENCE_ENDS or "\n" in previous or previous in SENTENCE_OPENERS
+
+
 def _sentence_initial_flags(lower: List[str], sent_starts: List[bool]) -> List[bool]:
-    """Per token: first of the doc or of a sentence (parsed, or after '.', '!', '?', a line break or an
-    opening quote)."""
-    openers = OPENING_QUOTES | TOGGLING_QUOTES
-    flags = []
-    for i, starts in enumerate(sent_starts):
-        previous = lower[i - 1] if i else ""
-        flags.append(i == 0 or starts or previous in SENTENCE_ENDS or "\n" in previous or previous in openers)
-    return flags
+    """Per token: first of the doc or of a sentence (parsed, or ``follows_sentence_boundary``)."""
+    return [i == 0 or starts or follows_sentence_boundary(lower[i - 1]) for i, starts in enumerate(sent_starts)]
 
 
 def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringIds,

@@ -48,6 +48,12 @@ def test_article_case_follows_the_position_and_pronoun_only_clusters_stay():
     assert doc._.coref_resolved == "The doctor came . Later the doctor left and we said we were sorry ."
 
 
+def test_a_pronoun_after_a_paragraph_break_or_an_opening_quote_takes_a_capitalised_article():
+    doc = _doc("The doctor came.\n\nShe left. “She knew.”", [[(0, 2), (5, 6), (9, 10)]])
+    assert doc[4].text == "\n\n" and doc[8].text == "“"
+    assert doc._.coref_resolved == "The doctor came.\n\nThe doctor left. “The doctor knew.”"
+
+
 def test_cluster_lookups_follow_changes_to_the_doc():
     """Span/Token getters use an index built once per doc; it must not go stale when clusters change."""
     doc = _doc("Anna met Bob . She said he was late .", [[(0, 1), (4, 5)]])

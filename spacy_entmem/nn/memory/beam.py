@@ -9,7 +9,8 @@ reading keeps its own memory: cell vectors, their share of the similarity MLP's 
 pass as in the greedy loop. Width 1 is the greedy loop.
 
 The decision constraints of the greedy loop hold in every reading (agreement: no join with a disagreeing cell;
-narrator continuity: the rule's action only; name continuity: a held name joins its cell or is ignored). Pruned
+narrator and speaker continuity: the rule's action only, a quoted I's speaker followed by its entity in that
+reading; name continuity: a held name joins its cell or is ignored). Pruned
 candidates (``pruning_bound``) are not read, as in greedy reading (IGNORE in every reading).
 """
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, List, Optional
 import numpy
 import torch
 
-from .mention_memory import IGNORE, CellState, decide, join_where_free
+from .mention_memory import IGNORE, CellState, decide, entity_of_step, join_where_free
 from .outputs import MemoryOutput, token_mask
 
 if TYPE_CHECKING:
@@ -90,6 +91,9 @@ def read_memory_beam(memory: "MentionMemory", g: torch.Tensor, sim_token: torch.
     feature_table = memory.projected_feature_table()
     block = numpy.arange(B)[:, None] * K
     history: List[BeamStep] = []
+    speaking = memory.speaking_steps(spans, attrs)
+    speaking = speaking[doc] if speaking is not None else None  # (R, M), as each reading's document
+    step_entity = numpy.full((R, M), -1) if speaking is not None else None  # per reading, as the greedy loop's
     for t in range(M):
         g_t, sim_t = g[:, t].index_select(0, doc_t), sim_token[:, t].index_select(0, doc_t)
         attrs_t, spans_t = attrs[doc, t], spans[doc, t]
@@ -103,17 +107,24 @@ def read_memory_beam(memory: "MentionMemory", g: torch.Tensor, sim_token: torch.
         if memory.narrator_continuity:
             narrator = state.narrator_cell(attrs_t, active[:, t])
             forced = join_where_free(None, narrator)
+        if speaking is not None and (speaking[:, t] >= 0).any():
+            forced = join_where_free(forced, memory.speaker_cells(state, speaking[:, t], t, step_entity, attrs, spans,
+                                                                  disagree, docs=doc))
         holder = memory.name_holders(state, attrs_t, spans_t[:, 0], active[:, t], disagree)
         scores = step_scores(memory, log_p, state, disagree, forced, active[:, t], holder)
         parents, columns, beam = best_children(beam, scores)
         rows = (block + parents).reshape(-1)
         columns = columns.reshape(-1)
         state = state.select(rows)
+        if step_entity is not None:
+            step_entity = step_entity[rows]
         rows_t = memory._tensor(rows)
         cells_memory, memory_part = cells_memory.index_select(0, rows_t), memory_part.index_select(0, rows_t)
         decision = decide(columns, state)
         cells_memory, memory_part = memory._update(cells_memory, memory_part, g_t, decision, active[:, t])
         state.apply(decision.action, decision.cell, attrs_t, spans_t[:, 1], memory.usage_decay, active[:, t])
+        if step_entity is not None:
+            step_entity[:, t] = entity_of_step(state, decision)
         ignored = decision.action == IGNORE
         history.append(BeamStep(parents, log_p.detach(), decision.action, numpy.where(ignored, -1, decision.cell),
                                 state.usage.astype("float32")))

@@ -118,6 +118,12 @@ def join_where_free(forced: Optional[numpy.ndarray], cells: numpy.ndarray) -> nu
     return rule if forced is None else numpy.where(forced >= 0, forced, rule)
 
 
+def entity_of_step(state: "CellState", decision: "Decision") -> numpy.ndarray:
+    """(B,) the entity each candidate joined or began at the step just applied to ``state``; -1 if ignored."""
+    joined = state.entity[numpy.arange(len(decision.action)), decision.cell]
+    return numpy.where(decision.action == IGNORE, -1, joined)
+
+
 def agreement(a: numpy.ndarray, b: numpy.ndarray) -> numpy.ndarray:
     """0 where either side is unknown, 1 where they agree, 2 where they differ."""
     return numpy.where((a == 0) | (b == 0), 0, numpy.where(a == b, 1, 2))
@@ -559,9 +565,7 @@ class MentionMemory(nn.Module):
         log_probs, actions, cells, usages, gold_steps, decision_scores = [], [], [], [], [], []
         partial = numpy.zeros(B, dtype=bool) if partial is None else partial
         n_supervised = 0
-        speaking = speaker_steps(spans, attrs) if self.speaker_continuity and clusters is None else None
-        if speaking is not None and not (speaking >= 0).any():
-            speaking = None  # no quoted I with a speaker among the candidates: no bookkeeping at every step
+        speaking = self.speaking_steps(spans, attrs) if clusters is None else None
         # the entity each step's candidate joined or began (-1: ignored), for the speaker rule
         step_entity = numpy.full((B, M), -1) if speaking is not None else None
         for t in range(M):
@@ -603,7 +607,7 @@ class MentionMemory(nn.Module):
                 cell_cluster[rows[fresh], decision.cell[fresh]] = NO_CLUSTER
             state.apply(decision.action, decision.cell, attrs[:, t], spans[:, t, 1], self.usage_decay, active[:, t])
             if speaking is not None:
-                step_entity[:, t] = numpy.where(decision.action == IGNORE, -1, state.entity[rows, decision.cell])
+                step_entity[:, t] = entity_of_step(state, decision)
             usages.append(state.usage.copy())
         out = self._output(torch.stack(log_probs, dim=1), numpy.stack(actions, 1), numpy.stack(cells, 1),
                            self._tensor(numpy.stack(usages, 1)).to(g.dtype), n_spans, active_mask,
@@ -620,25 +624,37 @@ class MentionMemory(nn.Module):
         return choose(self.decision_scores(log_p, disagree, holder=holder), state, forced)
 
     def speaker_cells(self, state: CellState, speaker_t: numpy.ndarray, t: int, step_entity: numpy.ndarray,
-                      attrs: numpy.ndarray, spans: numpy.ndarray, disagree: Optional[numpy.ndarray]) -> numpy.ndarray:
-        """(B,) the cell a quoted I / me / my at step ``t`` joins by ``speaker_continuity``, else -1. Its
-        speaker's step ``speaker_t`` (B,) read before: the cell that still holds the entity that candidate
-        joined (-1 if it was ignored or its entity evicted); read later ("…," said Harry): the one cell that
-        holds the speaker's name (``CellState.name_holder``), none for a pronoun or a new name. Cells in
-        ``disagree`` are never joined."""
-        rows = numpy.arange(len(speaker_t))
+                      attrs: numpy.ndarray, spans: numpy.ndarray, disagree: Optional[numpy.ndarray],
+                      docs: Optional[numpy.ndarray] = None) -> numpy.ndarray:
+        """(R,) the cell a quoted I / me / my at step ``t`` joins by ``speaker_continuity``, else -1, for R
+        readings (the documents' own, or a beam's: ``docs`` (R,) the document of each reading, whose rows of
+        ``attrs`` / ``spans`` it reads; ``step_entity`` (R, M) is the readings' own). Its speaker's step
+        ``speaker_t`` (R,) read before: the cell that still holds the entity that candidate joined (-1 if it
+        was ignored or its entity evicted); read later ("…," said Harry): the one cell that holds the speaker's
+        name (``CellState.name_holder``), none for a pronoun or a new name. Cells in ``disagree`` are never
+        joined."""
+        readings = numpy.arange(len(speaker_t))
+        docs = readings if docs is None else docs
         steps = numpy.clip(speaker_t, 0, None)
-        entity = numpy.where((speaker_t >= 0) & (speaker_t < t), step_entity[rows, steps], -1)
+        entity = numpy.where((speaker_t >= 0) & (speaker_t < t), step_entity[readings, steps], -1)
         holds = (state.entity == entity[:, None]) & (entity[:, None] >= 0)
         cells = numpy.where(holds.any(axis=1), holds.argmax(axis=1), -1)
         later = speaker_t > t
         if later.any():
-            named = state.name_holder(attrs[rows, steps], spans[rows, steps, 0], later)
+            named = state.name_holder(attrs[docs, steps], spans[docs, steps, 0], later)
             cells = numpy.where(later, named, cells)
         if disagree is not None:
             chosen = numpy.flatnonzero(cells >= 0)
             cells[chosen[disagree[chosen, cells[chosen]]]] = -1
         return cells
+
+    def speaking_steps(self, spans: numpy.ndarray, attrs: numpy.ndarray) -> Optional[numpy.ndarray]:
+        """With ``speaker_continuity``, ``speaker_steps`` (B, M); None without it or where no quoted I with a
+        speaker is among the candidates (no bookkeeping at every step then)."""
+        if not self.speaker_continuity:
+            return None
+        steps = speaker_steps(spans, attrs)
+        return steps if (steps >= 0).any() else None
 
     def name_holders(self, state: CellState, attrs_t: numpy.ndarray, starts_t: numpy.ndarray,
                      active_t: numpy.ndarray, disagree: Optional[numpy.ndarray]) -> Optional[numpy.ndarray]:

@@ -610,9 +610,11 @@ def _speaking_i(speaker):
     return (-1, -1, 1, 0, 1, 1, 0, 0, 0, -1, 0, -1, -1, -1) + tuple(speaker)
 
 
-def test_speaker_continuity_joins_a_quoted_i_to_its_speaker_read_before_or_named_after():
+@pytest.mark.parametrize("beam_width", [1, 3])  # greedy reading and beam search
+def test_speaker_continuity_joins_a_quoted_i_to_its_speaker_read_before_or_named_after(beam_width):
     torch.manual_seed(0)
     memory = MentionMemory(input_width=6, hidden_width=8, n_cells=5, mlp_width=8, dropout=0.0, feature_width=4).eval()
+    memory.beam_width = beam_width
     X, lengths, spans, n = _inputs(m=6, t=24)  # candidate k spans [2k, 2k + 1)
     harry, ron = (0, 10, 0, 0, 0, 0, 1, 0, 0, -1, 0, 10, -1, -1), (1, 11, 0, 0, 0, 0, 1, 0, 0, -1, 0, 11, -1, -1)
     # Harry, Ron, "I" (… said Harry: candidate 4), "me" (Ron said, …: candidate 1), Harry, "I" (speaker no candidate)
@@ -627,9 +629,11 @@ def test_speaker_continuity_joins_a_quoted_i_to_its_speaker_read_before_or_named
     assert cells[2] == cells[0] and cells[3] == cells[1]  # Harry's cell by his name, Ron's by his step
 
 
-def test_speaker_continuity_follows_the_speakers_entity_not_its_evicted_cell():
+@pytest.mark.parametrize("beam_width", [1, 2])
+def test_speaker_continuity_follows_the_speakers_entity_not_its_evicted_cell(beam_width):
     torch.manual_seed(0)
     memory = MentionMemory(input_width=6, hidden_width=8, n_cells=1, mlp_width=8, dropout=0.0, feature_width=4).eval()
+    memory.beam_width = beam_width
     X, lengths, spans, n = _inputs(m=3, t=8)
     ron, door = (1, 11, 0, 0, 0, 0, 1, 0, 0, -1, 0, 11, -1, -1), (2, 2, 0, 0, 0, 0, 0, 0)
     attrs = _attributes([ron, door, _speaking_i((0, 1))])  # the door evicts Ron from the only cell
