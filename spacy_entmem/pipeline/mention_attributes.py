@@ -87,12 +87,20 @@ def head_word(words: List[str]) -> str:
     return words[_head_index(words)]
 
 
-def cue_gender(words: List[str]) -> int:
+def cue_gender(words: List[str], cased: Optional[List[bool]] = None,
+               given_names: AbstractSet[str] = frozenset()) -> int:
     """The gender of the first honorific or kinship word among ``words`` that is not a possessor ("Mrs.
-    Bennet", "his sister"; not "King's College"), else UNKNOWN."""
+    Bennet", "his sister"; not "King's College"), else UNKNOWN. With ``cased`` (whether each word is
+    capitalised), a capitalised cue right after one of ``given_names`` is a family name ("Susan King", "Doris
+    Duke") and "M." right after a name word a middle initial ("Susan M. Leeson"): no cue. "Queen Victoria",
+    "M. Poirot", "My Lord" and "the Invisible Man" keep theirs."""
     for i, word in enumerate(words):
-        if word in GENDER_OF_WORD and not (i + 1 < len(words) and words[i + 1] in POSSESSIVE_MARKERS):
-            return GENDER_OF_WORD[word]
+        if word not in GENDER_OF_WORD or (i + 1 < len(words) and words[i + 1] in POSSESSIVE_MARKERS):
+            continue
+        if cased is not None and i and cased[i] and _is_name_word(words[i - 1], cased[i - 1]) and (
+                words[i - 1] in given_names or word == "m."):
+            continue
+        return GENDER_OF_WORD[word]
     return UNKNOWN
 
 
@@ -182,7 +190,7 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
             continue
         content = words[1:] if len(words) > 1 and words[0] in LEADING_WORDS else words
         head = _head_index(words)
-        gender = cue_gender(words[: head + 1])
+        gender = cue_gender(words[: head + 1], titles[start:start + head + 1], name_genders or frozenset())
         if not gender and name_genders:
             gender = name_genders.get(given_name(words, titles[start:end]), UNKNOWN)
         inanimate = int(not gender and inanimate_nouns is not None and words[head] in inanimate_nouns)

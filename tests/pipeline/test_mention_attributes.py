@@ -43,6 +43,20 @@ def test_names_take_their_gender_from_the_lexicon_unless_a_cue_says_otherwise():
     assert mention_attributes(doc, spans, StringIds())[:, GENDER].tolist() == [UNKNOWN, MASCULINE] + [UNKNOWN] * 4
 
 
+def test_a_gender_word_inside_a_name_is_a_family_name_or_an_initial_not_a_cue():
+    from spacy_entmem.pipeline.mention_attributes import cue_gender
+
+    doc = spacy.blank("en")("Susan King met Susan M. Leeson , Queen Victoria , M. Poirot and the king .")
+    lexicon = {"susan": FEMININE, "victoria": FEMININE}
+    #         Susan King  Susan M. Leeson  Queen Victoria  M. Poirot  the king
+    spans = [(0, 2), (3, 6), (7, 9), (10, 12), (13, 15)]
+    genders = mention_attributes(doc, spans, StringIds(), lexicon)[:, GENDER].tolist()
+    assert genders == [FEMININE, FEMININE, FEMININE, MASCULINE, MASCULINE]
+    assert cue_gender(["susan", "king"]) == MASCULINE  # without case, every cue counts
+    assert cue_gender(["my", "lord"], [True, True], {"my"}) == MASCULINE  # a pronoun is no given name
+    assert cue_gender(["invisible", "man"], [True, True], {"susan"}) == MASCULINE  # no given name before it
+
+
 def test_given_name_skips_articles_and_titles_and_refuses_pronouns_and_lowercase():
     from spacy_entmem.pipeline.mention_attributes import given_name
 
