@@ -6,6 +6,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 Span = Tuple[int, int]
 OPENING_QUOTES, CLOSING_QUOTES, TOGGLING_QUOTES = {"“", "``", "‘"}, {"”", "''", "’"}, {'"'}
+QUOTATION_MARKS = OPENING_QUOTES | CLOSING_QUOTES | TOGGLING_QUOTES
 NO_SPEAKER: Span = (-1, -1)
 # verbs that attribute a quotation to their subject, before or after it (not "told" / "asked him": those
 # take the addressee as object)
@@ -79,10 +80,12 @@ def _before(lower: Sequence[str], opening: int, by_end: Dict[int, List[Span]]) -
 def quotation_speakers(lower: Sequence[str], candidates: Sequence[Span],
                        quotes: Optional[List[Span]] = None) -> List[Optional[Span]]:
     """Per quotation (``quotes``, else ``quotations(lower)``), the candidate span attributed as its speaker, or
-    None."""
+    None. Candidates holding a quotation mark are not speakers."""
     by_start: Dict[int, List[Span]] = {}
     by_end: Dict[int, List[Span]] = {}
     for span in candidates:
+        if any(word in QUOTATION_MARKS for word in lower[span[0]:span[1]]):
+            continue  # a candidate across a quotation mark ("I. “ Father Flynn") names no speaker
         by_start.setdefault(span[0], []).append(span)
         by_end.setdefault(span[1], []).append(span)
     speakers: List[Optional[Span]] = []

@@ -32,6 +32,12 @@ def test_a_speech_verb_after_the_quotation_attributes_it_to_the_mention_after_or
     assert quotation_speakers(words, [(1, 2), (7, 9), (10, 11)]) == [None]
 
 
+def test_a_candidate_across_a_quotation_mark_is_no_speaker():
+    words = _words('“ Who ? ” said I . “ Father Flynn . ”')
+    #               0 1   2 3 4    5 6 7 8      9     10 11
+    assert quotation_speakers(words, [(5, 6), (5, 10), (8, 10)]) == [(5, 6), None]  # not "I . “ Father Flynn"
+
+
 def test_a_speech_verb_before_the_quotation_attributes_it_to_the_mention_ending_at_the_verb():
     words = _words('Ron said , “ I am tired . ”')
     assert quotation_speakers(words, [(0, 1), (4, 5)]) == [(0, 1)]
