@@ -37,16 +37,16 @@ PRONOUN_CLASS = {word: PRONOUN_CLASSES.index(f) + 1 for word, f in PRONOUNS.item
 
 GENDER_CUES = {
     MASCULINE: "mr mr. sir lord king prince duke earl count baron monsieur m. master father brother uncle son "
-               "husband man gentleman boy nephew grandfather emperor monk priest",
+               "husband man gentleman boy nephew grandfather emperor monk priest don signor herr",
     FEMININE: "mrs mrs. miss ms ms. lady queen princess duchess countess baroness madame mme mme. mademoiselle "
-              "mlle mother sister aunt daughter wife woman girl niece grandmother empress nun",
+              "mlle mother sister aunt daughter wife woman girl niece grandmother empress nun doña madam frau",
 }
 GENDER_OF_WORD = {word: gender for gender, words in GENDER_CUES.items() for word in words.split()}
 LEADING_WORDS = {"the", "a", "an", "this", "that", "these", "those"}
 # words skipped before a given name ("Mr. Darcy", "the young Dr. Watson")
 NAME_PREFIXES = set(GENDER_OF_WORD) | LEADING_WORDS | {
     "dr", "dr.", "prof", "prof.", "professor", "captain", "capt.", "colonel", "col.", "general", "st", "st.",
-    "saint", "young", "old", "little", "poor", "dear", "madam", "signor", "herr", "frau", "don", "doña"}
+    "saint", "young", "old", "little", "poor", "dear"}
 # honorifics that make a titled name ("Miss Bingley", "Dr. Watson"): what ``titled_name`` looks for
 HONORIFICS = {"mr", "mr.", "mrs", "mrs.", "miss", "ms", "ms.", "lady", "sir", "lord", "dr", "dr.", "madame", "mme",
               "mme.", "mademoiselle", "mlle", "monsieur", "signor", "herr", "frau", "professor", "prof.", "captain",

@@ -55,6 +55,9 @@ def test_a_gender_word_inside_a_name_is_a_family_name_or_an_initial_not_a_cue():
     assert cue_gender(["susan", "king"]) == MASCULINE  # without case, every cue counts
     assert cue_gender(["my", "lord"], [True, True], {"my"}) == MASCULINE  # a pronoun is no given name
     assert cue_gender(["invisible", "man"], [True, True], {"susan"}) == MASCULINE  # no given name before it
+    # foreign honorifics are cues, not just words skipped before a given name ("Rosa" alone is feminine)
+    assert cue_gender(["don", "rosa"]) == MASCULINE and cue_gender(["frau", "müller"]) == FEMININE
+    assert cue_gender(["herr", "schmidt"]) == MASCULINE and cue_gender(["doña", "ana"]) == FEMININE
 
 
 def test_given_name_skips_articles_and_titles_and_refuses_pronouns_and_lowercase():
