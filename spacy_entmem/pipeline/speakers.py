@@ -16,6 +16,7 @@ SPEECH_VERBS = frozenset(
     "explained declared retorted urged suggested screamed sobbed protested insisted laughed sighed began "
     "persisted pleaded called".split())
 ATTRIBUTION_GAP = {",", ":"}  # what may stand between a quotation mark and its attribution
+SENTENCE_MARKS = {".", "!", "?"}
 
 
 def read_quotations(lower: Sequence[str]) -> Tuple[List[bool], List[Span]]:
@@ -77,6 +78,15 @@ def _before(lower: Sequence[str], opening: int, by_end: Dict[int, List[Span]]) -
     return _longest(by_end.get(k, [])) if k >= 0 and lower[k] in SPEECH_VERBS else None
 
 
+def _continues(lower: Sequence[str], attribution_end: int, opening: int) -> bool:
+    """Whether a quotation opening at ``opening`` goes on from the attribution ending before ``attribution_end``:
+    only a comma or colon between them, and the attribution's last token does not end its sentence ("…,” said
+    I. “…”, with "I." one token, is the end of a turn)."""
+    if not all(lower[k] in ATTRIBUTION_GAP for k in range(attribution_end, opening)):
+        return False
+    return attribution_end < opening or lower[attribution_end - 1][-1:] not in SENTENCE_MARKS
+
+
 def quotation_speakers(lower: Sequence[str], candidates: Sequence[Span],
                        quotes: Optional[List[Span]] = None) -> List[Optional[Span]]:
     """Per quotation (``quotes``, else ``quotations(lower)``), the candidate span attributed as its speaker, or
@@ -92,8 +102,7 @@ def quotation_speakers(lower: Sequence[str], candidates: Sequence[Span],
     continued, continued_at = None, -1  # the last after-attribution's speaker and the token after it
     for opening, close in quotations(lower) if quotes is None else quotes:
         speaker = _before(lower, opening, by_end)
-        if speaker is None and continued is not None and \
-                all(lower[k] in ATTRIBUTION_GAP for k in range(continued_at, opening)):
+        if speaker is None and continued is not None and _continues(lower, continued_at, opening):
             speaker = continued  # "…," said Harry, "…"
         after, after_end = _after(lower, close, by_start)
         speakers.append(speaker if speaker is not None else after)

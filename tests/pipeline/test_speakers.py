@@ -32,6 +32,14 @@ def test_a_speech_verb_after_the_quotation_attributes_it_to_the_mention_after_or
     assert quotation_speakers(words, [(1, 2), (7, 9), (10, 11)]) == [None]
 
 
+def test_an_attribution_that_ends_its_sentence_does_not_continue_into_the_next_quotation():
+    words = _words('“ Who ? ” said I. “ I am his uncle . ”')  # "I." is one token, as spaCy and LitBank have it
+    #               0 1   2 3 4    5  6 7 8  9   10    11 12
+    assert quotation_speakers(words, [(5, 6), (7, 8), (9, 11)]) == [(5, 6), None]  # the uncle's turn, not mine
+    words = _words('“ Who ? ” said Jim , “ is it ? ”')
+    assert quotation_speakers(words, [(5, 6)]) == [(5, 6), (5, 6)]  # a comma: the same turn goes on
+
+
 def test_a_candidate_across_a_quotation_mark_is_no_speaker():
     words = _words('“ Who ? ” said I . “ Father Flynn . ”')
     #               0 1   2 3 4    5 6 7 8      9     10 11
