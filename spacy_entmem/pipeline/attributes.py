@@ -23,7 +23,6 @@ POSSESSIVES = {"my", "your", "his", "her", "its", "our", "their", "whose"}
 # not reflexives
 PRONOUN_NUMBERS = {word: number for word, (person, number, _gender) in PERSON_NUMBER_GENDER.items()
                    if person == 3 and not word.endswith(("self", "selves"))}
-REPLACED_PRONOUNS = set(PRONOUN_NUMBERS)
 
 
 def coref_clusters(doc: Doc) -> List[SpanGroup]:
@@ -170,7 +169,7 @@ def coref_resolved(doc: Doc) -> str:
         number = mention_number(main)
         for span in group:
             word = span.text.lower()
-            if len(span) == 1 and word in REPLACED_PRONOUNS and not (main.start <= span.start < main.end) \
+            if len(span) == 1 and word in PRONOUN_NUMBERS and not (main.start <= span.start < main.end) \
                     and (number == PRONOUN_NUMBERS[word] or not tagged):
                 owners[span.start] = main
     replacements = {i: _replacement(doc[i], main, owners) for i, main in owners.items()}

@@ -15,6 +15,7 @@ from spacy.tokens import Doc
 
 from ..nn.memory.mention_memory import ATTRIBUTE_FIELDS, FIRST_SINGULAR, N_NAME_WORDS
 from .binding import bound_subject_end
+from .sentences import SENTENCE_FINAL
 from .speakers import OPENING_QUOTES, TOGGLING_QUOTES, candidate_speakers, read_quotations
 
 UNKNOWN, MASCULINE, FEMININE, NEUTER = 0, 1, 2, 3
@@ -53,7 +54,6 @@ HONORIFICS = {"mr", "mr.", "mrs", "mrs.", "miss", "ms", "ms.", "lady", "sir", "l
               "capt.", "colonel", "col."}
 HEAD_STOPS = {"of", ",", "who", "whom", "whose", "which", "that", "in", "with", "at", "from", "on", "to", "for",
               "by", "(", ";", ":", "-", "--"}
-SENTENCE_ENDS = {".", "!", "?"}
 SENTENCE_OPENERS = OPENING_QUOTES | TOGGLING_QUOTES
 # Penn Treebank noun tags → number (the tagger's, where the pipeline runs one)
 NOUN_TAG_NUMBER = {"NN": SINGULAR, "NNP": SINGULAR, "NNS": PLURAL, "NNPS": PLURAL}
@@ -141,7 +141,7 @@ def titled_name(words: List[str], capitalised: List[bool], head: int) -> bool:
 def follows_sentence_boundary(previous: str) -> bool:
     """Whether the token after ``previous`` (a token's text) begins a sentence by punctuation alone: after
     '.', '!', '?', any token with a line break ("\\n\\n" too) or an opening quote."""
-    return previous in SENTENCE_ENDS or "\n" in previous or previous in SENTENCE_OPENERS
+    return previous in SENTENCE_FINAL or "\n" in previous or previous in SENTENCE_OPENERS
 
 
 def _sentence_initial_flags(lower: List[str], sent_starts: List[bool]) -> List[bool]:

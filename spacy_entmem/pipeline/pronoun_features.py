@@ -11,9 +11,9 @@ import numpy
 from spacy.tokens import Doc
 
 from .memory_log import MemoryLog, held_link_probability, step_entities, steps_matching
+from .sentences import SENTENCE_FINAL
 
 TokenRange = Tuple[int, int]
-SENTENCE_ENDS = frozenset({".", "!", "?"})
 # a pronoun right after one of these starts a clause (a cheap stand-in for "is a subject")
 CLAUSE_OPENERS = frozenset({".", "!", "?", ",", '"', ";", "and", "but", "when", "after", "as", "while", "because"})
 POSSESSIVE_PRONOUNS = frozenset({"his", "her", "hers"})
@@ -119,8 +119,8 @@ def _surface_features(words: Sequence[str], entities: List[int], steps: Dict[str
     before = end <= p_start
     distance = max(p_start - end if before else start - p_end, 0)
     between = words[end:p_start] if before else words[p_end:start]
-    n_sentence_ends = sum(word in SENTENCE_ENDS for word in between)
-    sentence_initial = start == 0 or words[start - 1] in SENTENCE_ENDS | {'"'}
+    n_sentence_ends = sum(word in SENTENCE_FINAL for word in between)
+    sentence_initial = start == 0 or words[start - 1] in SENTENCE_FINAL | {'"'}
     pronoun_opens_clause = p_start == 0 or words[p_start - 1].lower() in CLAUSE_OPENERS
     o_start, o_end = other_span
     other_distance = max(p_start - o_end if o_end <= p_start else o_start - p_end, 0)

@@ -4,6 +4,8 @@ right after such an attribution (‘“…,” said Harry, “…”’). The me
 joins a quoted I / me / my to its quotation's speaker."""
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from .sentences import SENTENCE_FINAL
+
 Span = Tuple[int, int]
 OPENING_QUOTES, CLOSING_QUOTES, TOGGLING_QUOTES = {"“", "``", "‘"}, {"”", "''", "’"}, {'"'}
 QUOTATION_MARKS = OPENING_QUOTES | CLOSING_QUOTES | TOGGLING_QUOTES
@@ -16,7 +18,6 @@ SPEECH_VERBS = frozenset(
     "explained declared retorted urged suggested screamed sobbed protested insisted laughed sighed began "
     "persisted pleaded called".split())
 ATTRIBUTION_GAP = {",", ":"}  # what may stand between a quotation mark and its attribution
-SENTENCE_MARKS = {".", "!", "?"}
 
 
 def read_quotations(lower: Sequence[str]) -> Tuple[List[bool], List[Span]]:
@@ -84,7 +85,7 @@ def _continues(lower: Sequence[str], attribution_end: int, opening: int) -> bool
     I. “…”, with "I." one token, is the end of a turn)."""
     if not all(lower[k] in ATTRIBUTION_GAP for k in range(attribution_end, opening)):
         return False
-    return attribution_end < opening or lower[attribution_end - 1][-1:] not in SENTENCE_MARKS
+    return attribution_end < opening or lower[attribution_end - 1][-1:] not in SENTENCE_FINAL
 
 
 def quotation_speakers(lower: Sequence[str], candidates: Sequence[Span],

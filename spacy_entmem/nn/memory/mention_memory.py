@@ -118,6 +118,15 @@ def join_where_free(forced: Optional[numpy.ndarray], cells: numpy.ndarray) -> nu
     return rule if forced is None else numpy.where(forced >= 0, forced, rule)
 
 
+def joinable(cells: numpy.ndarray, disagree: Optional[numpy.ndarray]) -> numpy.ndarray:
+    """``cells`` (B,) a rule names (-1: none), set to -1 in place where ``disagree`` (B, N; None: no
+    constraint) forbids the row to join its cell."""
+    if disagree is not None:
+        rows = numpy.flatnonzero(cells >= 0)
+        cells[rows[disagree[rows, cells[rows]]]] = -1
+    return cells
+
+
 def entity_of_step(state: "CellState", decision: "Decision") -> numpy.ndarray:
     """(B,) the entity each candidate joined or began at the step just applied to ``state``; -1 if ignored."""
     joined = state.entity[numpy.arange(len(decision.action)), decision.cell]
@@ -643,10 +652,7 @@ class MentionMemory(nn.Module):
         if later.any():
             named = state.name_holder(attrs[docs, steps], spans[docs, steps, 0], later)
             cells = numpy.where(later, named, cells)
-        if disagree is not None:
-            chosen = numpy.flatnonzero(cells >= 0)
-            cells[chosen[disagree[chosen, cells[chosen]]]] = -1
-        return cells
+        return joinable(cells, disagree)
 
     def speaking_steps(self, spans: numpy.ndarray, attrs: numpy.ndarray) -> Optional[numpy.ndarray]:
         """With ``speaker_continuity``, ``speaker_steps`` (B, M); None without it or where no quoted I with a
@@ -662,11 +668,7 @@ class MentionMemory(nn.Module):
         where that cell may be joined, else -1; None without it."""
         if not self.name_continuity or self.training:
             return None
-        holder = state.name_holder(attrs_t, starts_t, active_t)
-        if disagree is not None:
-            rows = numpy.flatnonzero(holder >= 0)
-            holder[rows[disagree[rows, holder[rows]]]] = -1
-        return holder
+        return joinable(state.name_holder(attrs_t, starts_t, active_t), disagree)
 
     def decision_scores(self, log_p: torch.Tensor, disagree: Optional[numpy.ndarray] = None,
                         dtype: Optional[str] = None, holder: Optional[numpy.ndarray] = None) -> numpy.ndarray:
