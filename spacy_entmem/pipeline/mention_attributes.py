@@ -138,6 +138,27 @@ def titled_name(words: List[str], capitalised: List[bool], head: int) -> bool:
     return False
 
 
+def family_names(lower: List[str], titles: List[bool], capitalised: List[bool],
+                 given_names: AbstractSet[str]) -> Dict[str, int]:
+    """The words a doc uses as family names: the last word of a run of capitalised name words after an honorific
+    ("Mrs. Martin") or after another name word ("Mary Elise Ray"; a sentence's first word only if it is one of
+    ``given_names``, so not "When Martin") → the token after the run where it first stands so."""
+    names: Dict[str, int] = {}
+    i = 0
+    while i < len(lower):
+        if not _is_name_word(lower[i], titles[i]):
+            i += 1
+            continue
+        start = i
+        while i < len(lower) and _is_name_word(lower[i], titles[i]):
+            i += 1
+        after_honorific = start > 0 and lower[start - 1] in HONORIFICS
+        after_name = i - start > 1 and (capitalised[start] or lower[start] in given_names)
+        if after_honorific or after_name:
+            names.setdefault(lower[i - 1], i)
+    return names
+
+
 def follows_sentence_boundary(previous: str) -> bool:
     """Whether the token after ``previous`` (a token's text) begins a sentence by punctuation alone: after
     '.', '!', '?', any token with a line break ("\\n\\n" too) or an opening quote."""
@@ -178,6 +199,7 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
     first_person = [end - start == 1 and PRONOUN_CLASS.get(lower[start]) == FIRST_SINGULAR and quoted[start]
                     for start, end in spans]
     speakers = candidate_speakers(lower, spans, first_person, quotes)
+    family = family_names(lower, titles, capitalised, name_genders.keys()) if name_genders else {}
     rows = []
     for start, end in spans:
         words = lower[start:end]
@@ -191,12 +213,14 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
         content = words[1:] if len(words) > 1 and words[0] in LEADING_WORDS else words
         head = _head_index(words)
         gender = cue_gender(words[: head + 1], titles[start:start + head + 1], name_genders or frozenset())
+        cased = titles[start:end]
         if not gender and name_genders:
-            gender = name_genders.get(given_name(words, titles[start:end]), UNKNOWN)
+            first_name = given_name(words, cased)
+            family_name = len(name_words(words, cased, head)) == 1 and family.get(first_name, len(doc)) <= start
+            gender = UNKNOWN if family_name else name_genders.get(first_name, UNKNOWN)
         inanimate = int(not gender and inanimate_nouns is not None and words[head] in inanimate_nouns)
         proper = any(capitalised[start:end])
         noun_number = NUMBER_OF_TAG_ID.get(tags[start + head], UNKNOWN)
-        cased = titles[start:end]
         names = [ids(word) for word in name_words(words, cased, head)[:N_NAME_WORDS]] if any(cased) else []
         titled = int(bool(names) and titled_name(words, cased, head))
         rows.append((ids(" ".join(content)), ids(words[head]), 0, gender, UNKNOWN, int(quoted[start]),

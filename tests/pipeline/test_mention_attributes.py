@@ -43,6 +43,23 @@ def test_names_take_their_gender_from_the_lexicon_unless_a_cue_says_otherwise():
     assert mention_attributes(doc, spans, StringIds())[:, GENDER].tolist() == [UNKNOWN, MASCULINE] + [UNKNOWN] * 4
 
 
+def test_a_word_the_doc_used_as_a_family_name_gets_no_gender_from_the_lexicon():
+    from spacy_entmem.pipeline.mention_attributes import family_names
+
+    doc = spacy.blank("en")("Ray sang . Mary Elise Ray ( born 1982 ) is a gymnast . Ray trained . Mrs. Martin came "
+                            "and Martin left . When Hugh went , Hugh wept .")
+    lexicon = {"ray": MASCULINE, "martin": MASCULINE, "mary": FEMININE, "hugh": MASCULINE}
+    #        Ray    Mary Elise Ray  Ray       Mrs. Martin  Martin    Hugh      Hugh
+    spans = [(0, 1), (3, 6), (14, 15), (17, 19), (21, 22), (25, 26), (28, 29)]
+    genders = mention_attributes(doc, spans, StringIds(), lexicon)[:, GENDER].tolist()
+    # before "Mary Elise Ray" "Ray" is the lexicon's given name; after it, a family name that women share with
+    # men (a daughter of "Greg Cusack" is "Cusack" too), so no gender; "When" opens no name
+    assert genders == [MASCULINE, FEMININE, UNKNOWN, FEMININE, UNKNOWN, MASCULINE, MASCULINE]
+    titles = [token.is_title for token in doc]
+    capitalised = [title and i not in (0, 3, 14, 24) for i, title in enumerate(titles)]
+    assert family_names([t.lower_ for t in doc], titles, capitalised, set(lexicon)) == {"ray": 6, "martin": 19}
+
+
 def test_a_gender_word_inside_a_name_is_a_family_name_or_an_initial_not_a_cue():
     from spacy_entmem.pipeline.mention_attributes import cue_gender
 
