@@ -46,18 +46,20 @@ def test_readme_example_clusters_marie_curie_with_her_pronouns():
                                            "Marie Curie met Pierre Curie.")
 
 
-def test_mr_darcy_and_his_pronouns_stay_out_of_janes_cluster_in_the_austen_sample():
-    """name_agreement (shipped on): "Mr. Darcy" never joins the cluster of "Jane" (feminine in the lexicon)."""
+def test_mr_darcy_and_his_pronouns_stay_out_of_the_womens_clusters_in_the_austen_sample():
+    """name_agreement (shipped on): "Mr. Darcy" never joins the cluster of "Jane" or "Elizabeth Bennet"
+    (feminine in the lexicon)."""
     doc = spacy_entmem.load_default()((SAMPLES / "austen.txt").read_text(encoding="utf8"))
     clusters = [[span.text for span in cluster] for cluster in doc._.coref_clusters]
     darcy = [c for c in clusters if "Mr. Darcy" in c]
     assert darcy and darcy[0] == ["Mr. Darcy", "He", "him"], clusters
-    assert not any("Jane" in c and "Mr. Darcy" in c for c in clusters)
-    # titled_name_agreement would keep "Mr. Darcy" out too ("darcy" is none of Jane's name words)
+    women = ("Jane", "Elizabeth Bennet")
+    assert not any(woman in c and "Mr. Darcy" in c for c in clusters for woman in women)
+    # titled_name_agreement would keep "Mr. Darcy" out too ("darcy" is none of their name words)
     off = spacy_entmem.load_default(config={"components": {"entity_memory": {
         "name_agreement": False, "titled_name_agreement": False}}})
     without = off(doc.text)  # kept alive: its span groups need it
-    assert any("Jane" in c and "Mr. Darcy" in c for c in
+    assert any(woman in c and "Mr. Darcy" in c for woman in women for c in
                ([span.text for span in cluster] for cluster in without._.coref_clusters))
 
 
@@ -185,7 +187,8 @@ def test_the_gum_mention_scheme_swaps_finder_and_memory_and_clusters_the_turing_
     assert "Alan Turing" in [s.text for s in by_gum.spans["mention_candidates"]]
     assert len(by_gum.spans["mention_candidates"]) != len(by_litbank.spans["mention_candidates"])  # its own finder
     clusters = [[span.text for span in cluster] for cluster in by_gum._.coref_clusters]
-    assert clusters == [["Alan Turing", "he", "his", "His", "he"], ["Joan Clarke", "she"]]
+    # GUM annotates "His colleague" and "Joan Clarke" as two mentions of her (apposition_continuity)
+    assert clusters == [["Alan Turing", "he", "his", "His", "he"], ["His colleague", "Joan Clarke", "she"]]
     # the scheme's own memory, with its own decision settings
     assert gum.get_pipe("entity_memory").cfg["entity_threshold"] == 0.6
     assert litbank.get_pipe("entity_memory").cfg["entity_threshold"] == 0.3
@@ -276,3 +279,17 @@ def test_a_quoted_i_joins_its_attributed_speaker_with_the_shipped_pipeline():
     assert harry and {"I", "My", "me"} <= {s.text for s in harry[0]}, on._.coref_clusters
     off = spacy_entmem.load_default(config={"components": {"entity_memory": {"speaker_continuity": False}}})(text)
     assert any({"she", "I"} <= {s.text for s in c} for c in off._.coref_clusters), off._.coref_clusters
+
+
+def test_a_name_in_apposition_joins_its_nominal_and_later_mentions_of_the_name_follow():
+    """apposition_continuity (shipped on): "his sister Mary" is one person, so the second "Mary" has one cell
+    holding her name to join (name continuity); without the rule "his sister", "Mary" and "Mary" were three."""
+    nlp = spacy_entmem.load_default()
+    text = "Tom and his sister Mary went to the market. Tom bought apples, but Mary wanted pears."
+    doc = nlp(text)  # kept alive: its span groups need it
+    clusters = [[span.text for span in cluster] for cluster in doc._.coref_clusters]
+    assert ["his sister", "Mary", "Mary"] in clusters, clusters
+    nlp.get_pipe("entity_memory").cfg["apposition_continuity"] = False
+    without = nlp(text)
+    clusters = [[span.text for span in cluster] for cluster in without._.coref_clusters]
+    assert not any("his sister" in c and "Mary" in c for c in clusters), clusters

@@ -99,6 +99,7 @@ DECISION_SETTINGS = {
     "resolver_gender_agreement": ("pronoun_resolver", "gender_agreement"),
     "narrator_continuity": ("entity_memory", "narrator_continuity"),
     "speaker_continuity": ("entity_memory", "speaker_continuity"),
+    "apposition_continuity": ("entity_memory", "apposition_continuity"),
     "pruning_bound": ("entity_memory", "pruning_bound"),
     "beam_width": ("entity_memory", "beam_width"),
     "finder_threshold": ("span_finder", "threshold"),

@@ -59,6 +59,10 @@ SENTENCE_OPENERS = OPENING_QUOTES | TOGGLING_QUOTES
 NOUN_TAG_NUMBER = {"NN": SINGULAR, "NNP": SINGULAR, "NNS": PLURAL, "NNPS": PLURAL}
 NUMBER_OF_TAG_ID = {hash_string(tag): number for tag, number in NOUN_TAG_NUMBER.items()}  # as doc.to_array([TAG])
 POSSESSIVE_MARKERS = {"'s", "’s", "'"}
+# what opens a nominal that a name can stand in apposition with ("her sister Jane", "the lawyer Utterson")
+APPOSITION_OPENERS = LEADING_WORDS | {"his", "her", "my", "their", "our", "your", "its", "thy"}
+SINGULAR_NOUN_TAG = hash_string("NN")
+NO_NOMINAL = (-1, -1)
 NO_NAME_WORDS = (-1,) * N_NAME_WORDS
 
 
@@ -159,6 +163,31 @@ def family_names(lower: List[str], titles: List[bool], capitalised: List[bool],
     return names
 
 
+def apposed_nominals(lower: List[str], capitalised: List[bool], tags: List[int], spans: List[Tuple[int, int]],
+                     inanimate_nouns: Optional[AbstractSet[str]] = None) -> List[Tuple[int, int]]:
+    """Per candidate span: where it is a name (capitalised name words, not a sentence's first) right after a
+    candidate nominal in apposition with it, that nominal's span ("her sister Jane" → "her sister", "the lawyer
+    Utterson" → "the lawyer"); else ``NO_NOMINAL``. LitBank and GUM annotate such a pair as two mentions of one
+    entity. The nominal opens with an article or a possessive and has no capitalised word; its head (last word)
+    is a singular common noun where the doc has tags ("the literature of writers Mark Twain" is none) and no
+    thing of ``inanimate_nouns`` ("the day Tom came"); a name followed by a possessive is a determiner of what
+    follows ("the boy Tom's hat")."""
+    ending_at: Dict[int, List[Tuple[int, int]]] = {}
+    for start, end in spans:
+        if end - start >= 2 and lower[start] in APPOSITION_OPENERS and not any(capitalised[start:end]) \
+                and (not tags[end - 1] or tags[end - 1] == SINGULAR_NOUN_TAG) \
+                and lower[end - 1].isalpha() and lower[end - 1] not in PRONOUNS \
+                and (inanimate_nouns is None or lower[end - 1] not in inanimate_nouns):
+            ending_at.setdefault(end, []).append((start, end))
+    found = []
+    for start, end in spans:
+        nominals = ending_at.get(start)
+        is_name = all(_is_name_word(lower[i], capitalised[i]) for i in range(start, end))
+        possessed = end < len(lower) and lower[end] in POSSESSIVE_MARKERS
+        found.append(max(nominals) if nominals and is_name and not possessed else NO_NOMINAL)
+    return found
+
+
 def follows_sentence_boundary(previous: str) -> bool:
     """Whether the token after ``previous`` (a token's text) begins a sentence by punctuation alone: after
     '.', '!', '?', any token with a line break ("\\n\\n" too) or an opening quote."""
@@ -200,6 +229,7 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
                     for start, end in spans]
     speakers = candidate_speakers(lower, spans, first_person, quotes)
     family = family_names(lower, titles, capitalised, name_genders.keys()) if name_genders else {}
+    nominals = apposed_nominals(lower, capitalised, tags, spans, inanimate_nouns)
     rows = []
     for start, end in spans:
         words = lower[start:end]
@@ -208,7 +238,7 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
             _, number, gender = PRONOUNS[words[0]]
             bound_end = bound_subject_end(lower, tags, start)
             rows.append((-1, -1, pronoun, gender, number, int(quoted[start]), 0, 0, UNKNOWN, bound_end, 0)
-                        + NO_NAME_WORDS + speakers[len(rows)])
+                        + NO_NAME_WORDS + speakers[len(rows)] + NO_NOMINAL)
             continue
         content = words[1:] if len(words) > 1 and words[0] in LEADING_WORDS else words
         head = _head_index(words)
@@ -225,5 +255,5 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
         titled = int(bool(names) and titled_name(words, cased, head))
         rows.append((ids(" ".join(content)), ids(words[head]), 0, gender, UNKNOWN, int(quoted[start]),
                      int(proper), inanimate, noun_number, -1, titled) + tuple(names) + NO_NAME_WORDS[len(names):]
-                    + speakers[len(rows)])
+                    + speakers[len(rows)] + nominals[len(rows)])
     return numpy.asarray(rows, dtype="int64").reshape(-1, len(ATTRIBUTE_FIELDS))

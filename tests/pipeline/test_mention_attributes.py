@@ -60,6 +60,27 @@ def test_a_word_the_doc_used_as_a_family_name_gets_no_gender_from_the_lexicon():
     assert family_names([t.lower_ for t in doc], titles, capitalised, set(lexicon)) == {"ray": 6, "martin": 19}
 
 
+def test_a_name_right_after_a_nominal_candidate_is_in_apposition_with_it():
+    from spacy_entmem.nn.memory.mention_memory import APPOSED
+    from spacy_entmem.pipeline.mention_attributes import NO_NOMINAL, apposed_nominals
+
+    doc = spacy.blank("en")("Elizabeth saw her sister Jane . On the day Tom came , the boy Tom 's hat fell and "
+                            "writers Mark Twain read .")
+    lower = [token.lower_ for token in doc]
+    capitalised = [token.is_title and i not in (0, 6) for i, token in enumerate(doc)]
+    #      her sister  Jane     her sister Jane  the day  Tom      the boy    Tom        Mark Twain  Elizabeth
+    spans = [(2, 4), (4, 5), (2, 5), (7, 9), (9, 10), (12, 14), (14, 15), (20, 22), (0, 1)]
+    nominals = apposed_nominals(lower, capitalised, [0] * len(doc), spans, inanimate_nouns={"day"})
+    # "the day" is a thing, "the boy Tom 's hat" a possessive, "writers" opens with no article or possessive
+    assert nominals == [NO_NOMINAL, (2, 4)] + [NO_NOMINAL] * 7
+    # with tags, a plural head is no apposition ("the writers Mark Twain and ..."); the rows carry the span
+    tags = [0] * len(doc)
+    tags[3] = doc.vocab.strings.add("NNS")
+    assert apposed_nominals(lower, capitalised, tags, spans)[1] == NO_NOMINAL
+    rows = mention_attributes(doc, spans, StringIds())
+    assert rows[1, APPOSED].tolist() == [2, 4] and rows[0, APPOSED].tolist() == [-1, -1]
+
+
 def test_a_gender_word_inside_a_name_is_a_family_name_or_an_initial_not_a_cue():
     from spacy_entmem.pipeline.mention_attributes import cue_gender
 

@@ -9,8 +9,8 @@ reading keeps its own memory: cell vectors, their share of the similarity MLP's 
 pass as in the greedy loop. Width 1 is the greedy loop.
 
 The decision constraints of the greedy loop hold in every reading (agreement: no join with a disagreeing cell;
-narrator and speaker continuity: the rule's action only, a quoted I's speaker followed by its entity in that
-reading; name continuity: a held name joins its cell or is ignored). Pruned
+narrator, speaker and apposition continuity: the rule's action only, a quoted I's speaker and an apposed name's
+nominal followed by its entity in that reading; name continuity: a held name joins its cell or is ignored). Pruned
 candidates (``pruning_bound``) are not read, as in greedy reading (IGNORE in every reading).
 """
 from dataclasses import dataclass
@@ -91,9 +91,9 @@ def read_memory_beam(memory: "MentionMemory", g: torch.Tensor, sim_token: torch.
     feature_table = memory.projected_feature_table()
     block = numpy.arange(B)[:, None] * K
     history: List[BeamStep] = []
-    speaking = memory.speaking_steps(spans, attrs)
-    speaking = speaking[doc] if speaking is not None else None  # (R, M), as each reading's document
-    step_entity = numpy.full((R, M), -1) if speaking is not None else None  # per reading, as the greedy loop's
+    leaders = memory.leader_steps(spans, attrs)
+    leaders = leaders[doc] if leaders is not None else None  # (R, M), as each reading's document
+    step_entity = numpy.full((R, M), -1) if leaders is not None else None  # per reading, as the greedy loop's
     for t in range(M):
         g_t, sim_t = g[:, t].index_select(0, doc_t), sim_token[:, t].index_select(0, doc_t)
         attrs_t, spans_t = attrs[doc, t], spans[doc, t]
@@ -107,9 +107,9 @@ def read_memory_beam(memory: "MentionMemory", g: torch.Tensor, sim_token: torch.
         if memory.narrator_continuity:
             narrator = state.narrator_cell(attrs_t, active[:, t])
             forced = join_where_free(None, narrator)
-        if speaking is not None and (speaking[:, t] >= 0).any():
-            forced = join_where_free(forced, memory.speaker_cells(state, speaking[:, t], t, step_entity, attrs, spans,
-                                                                  disagree, docs=doc))
+        if leaders is not None and (leaders[:, t] >= 0).any():
+            forced = join_where_free(forced, memory.leader_cells(state, leaders[:, t], t, step_entity, attrs, spans,
+                                                                 disagree, docs=doc))
         holder = memory.name_holders(state, attrs_t, spans_t[:, 0], active[:, t], disagree)
         scores = step_scores(memory, log_p, state, disagree, forced, active[:, t], holder)
         parents, columns, beam = best_children(beam, scores)

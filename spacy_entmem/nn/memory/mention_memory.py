@@ -46,15 +46,18 @@ NOT_A_MENTION, UNKNOWN, SOME_OTHER_ENTITY = -1, -2, -3
 # name_word_k: ids of its first capitalised words other than titles and articles, -1 where it has fewer)
 ATTRIBUTE_FIELDS = ("norm", "head", "pronoun", "gender", "number", "quoted", "proper", "inanimate", "noun_number",
                     "bound_end", "titled", "name_word_1", "name_word_2", "name_word_3", "speaker_start",
-                    "speaker_end")
+                    "speaker_end", "apposed_start", "apposed_end")
 NORM, HEAD, PRONOUN, GENDER, NUMBER, QUOTED, PROPER, INANIMATE, NOUN_NUMBER, BOUND_END, TITLED = range(11)
 NAME_WORDS = slice(TITLED + 1, TITLED + 4)
 N_NAME_WORDS = NAME_WORDS.stop - NAME_WORDS.start
 # (speaker_start, speaker_end: for a quoted I / me / my, the candidate span its quotation is attributed to,
 # ``pipeline.speakers``; -1, -1 otherwise)
 SPEAKER = slice(NAME_WORDS.stop, NAME_WORDS.stop + 2)
+# (apposed_start, apposed_end: for a name right after a nominal candidate in apposition with it, "her sister
+# Jane", that nominal's span, ``pipeline.mention_attributes.apposed_nominals``; -1, -1 otherwise)
+APPOSED = slice(SPEAKER.stop, SPEAKER.stop + 2)
 # no string, not a pronoun, nothing known
-PADDING_ATTRIBUTES = (-1, -1, 0, 0, 0, 0, 0, 0, 0, -1, 0) + (-1,) * N_NAME_WORDS + (-1, -1)
+PADDING_ATTRIBUTES = (-1, -1, 0, 0, 0, 0, 0, 0, 0, -1, 0) + (-1,) * N_NAME_WORDS + (-1, -1, -1, -1)
 PERSONAL_GENDERS = (1, 2)  # masculine, feminine (mention_attributes.MASCULINE / FEMININE)
 N_PRONOUN_CLASSES = 8  # pronoun classes 1..7 (0: not a pronoun)
 FIRST_SINGULAR = 1  # the pronoun class of "i me my mine myself" (mention_attributes.PRONOUN_CLASS)
@@ -100,15 +103,27 @@ def speaker_pronouns(attrs: numpy.ndarray) -> numpy.ndarray:
     return (attrs[..., PRONOUN] == FIRST_SINGULAR) & (attrs[..., QUOTED] == 1) & (attrs[..., SPEAKER.start] >= 0)
 
 
+def apposed_names(attrs: numpy.ndarray) -> numpy.ndarray:
+    """attrs (..., A) → (...) bool: the candidates that are a name in apposition with the nominal candidate
+    right before them ("her sister Jane")."""
+    return attrs[..., APPOSED.start] >= 0
+
+
+def span_steps(spans: numpy.ndarray, attrs: numpy.ndarray, asks: numpy.ndarray, columns: slice) -> numpy.ndarray:
+    """(B, M) for each candidate in ``asks`` (B, M), the step of the candidate whose span its attribute
+    ``columns`` (start, end) name; -1 elsewhere and where that span is no candidate (pruned, say)."""
+    steps = numpy.full(spans.shape[:2], -1)
+    for b in numpy.flatnonzero(asks.any(axis=1)).tolist():
+        at = {(start, end): t for t, (start, end) in enumerate(spans[b].tolist())}
+        for t in numpy.flatnonzero(asks[b]).tolist():
+            steps[b, t] = at.get(tuple(attrs[b, t, columns].tolist()), -1)
+    return steps
+
+
 def speaker_steps(spans: numpy.ndarray, attrs: numpy.ndarray) -> numpy.ndarray:
     """(B, M) for each quoted I / me / my with an attributed speaker, the step of the candidate that is that
     speaker span; -1 elsewhere and where the speaker span is no candidate (pruned, say)."""
-    steps = numpy.full(spans.shape[:2], -1)
-    for b in numpy.flatnonzero(speaker_pronouns(attrs).any(axis=1)).tolist():
-        at = {(start, end): t for t, (start, end) in enumerate(spans[b].tolist())}
-        for t in numpy.flatnonzero(speaker_pronouns(attrs[b])).tolist():
-            steps[b, t] = at.get(tuple(attrs[b, t, SPEAKER].tolist()), -1)
-    return steps
+    return span_steps(spans, attrs, speaker_pronouns(attrs), SPEAKER)
 
 
 def join_where_free(forced: Optional[numpy.ndarray], cells: numpy.ndarray) -> numpy.ndarray:
@@ -462,8 +477,11 @@ class MentionMemory(nn.Module):
         # first-person narration outside quotations they are all the narrator)
         self.narrator_continuity = False
         # at inference: a quoted I / me / my joins its quotation's attributed speaker ("…," said Harry): the
-        # speaker's cell if read already, else the one cell holding the speaker's name (``speaker_cells``)
+        # speaker's cell if read already, else the one cell holding the speaker's name (``leader_cells``)
         self.speaker_continuity = False
+        # at inference: a name in apposition with the nominal right before it ("her sister Jane") joins the
+        # entity that nominal joined or began (``leader_cells``)
+        self.apposition_continuity = False
         # at inference, for k-best lists: (B, M) action indices to take instead of the best (-1: the best),
         # and whether to return every step's decision scores (``MemoryOutput.decision_scores``)
         self.forced_actions: Optional[numpy.ndarray] = None
@@ -530,6 +548,8 @@ class MentionMemory(nn.Module):
             pruned &= ~narrator_pronouns(attrs)
         if self.speaker_continuity:
             pruned &= ~speaker_pronouns(attrs)
+        if self.apposition_continuity:
+            pruned &= ~apposed_names(attrs)
         return pruned
 
     def _read_unpruned(self, pruned: numpy.ndarray, g, sim_token, mention_score, new_score, spans, attrs,
@@ -574,9 +594,9 @@ class MentionMemory(nn.Module):
         log_probs, actions, cells, usages, gold_steps, decision_scores = [], [], [], [], [], []
         partial = numpy.zeros(B, dtype=bool) if partial is None else partial
         n_supervised = 0
-        speaking = self.speaking_steps(spans, attrs) if clusters is None else None
-        # the entity each step's candidate joined or began (-1: ignored), for the speaker rule
-        step_entity = numpy.full((B, M), -1) if speaking is not None else None
+        leaders = self.leader_steps(spans, attrs) if clusters is None else None
+        # the entity each step's candidate joined or began (-1: ignored), for the speaker and apposition rules
+        step_entity = numpy.full((B, M), -1) if leaders is not None else None
         for t in range(M):
             coref, disagree = self._cell_scores(g_steps[t], sim_steps[t], memory, memory_part, state,
                                                 attrs[:, t], spans[:, t, 0], active[:, t], feature_table)
@@ -596,9 +616,9 @@ class MentionMemory(nn.Module):
                     narrator = state.narrator_cell(attrs[:, t], active[:, t])
                     if (narrator >= 0).any():
                         forced = join_where_free(forced, narrator)
-                if speaking is not None and (speaking[:, t] >= 0).any():
+                if leaders is not None and (leaders[:, t] >= 0).any():
                     forced = join_where_free(
-                        forced, self.speaker_cells(state, speaking[:, t], t, step_entity, attrs, spans, disagree))
+                        forced, self.leader_cells(state, leaders[:, t], t, step_entity, attrs, spans, disagree))
                 holder = self.name_holders(state, attrs[:, t], spans[:, t, 0], active[:, t], disagree)
                 decision = self._greedy(log_p.detach(), state, disagree, forced, holder)
                 if self.record_decision_scores:
@@ -615,7 +635,7 @@ class MentionMemory(nn.Module):
                 fresh = acted & (code < 0) & (decision.action == OVERWRITE)
                 cell_cluster[rows[fresh], decision.cell[fresh]] = NO_CLUSTER
             state.apply(decision.action, decision.cell, attrs[:, t], spans[:, t, 1], self.usage_decay, active[:, t])
-            if speaking is not None:
+            if leaders is not None:
                 step_entity[:, t] = entity_of_step(state, decision)
             usages.append(state.usage.copy())
         out = self._output(torch.stack(log_probs, dim=1), numpy.stack(actions, 1), numpy.stack(cells, 1),
@@ -632,34 +652,38 @@ class MentionMemory(nn.Module):
         decision changes, the logged probabilities do not."""
         return choose(self.decision_scores(log_p, disagree, holder=holder), state, forced)
 
-    def speaker_cells(self, state: CellState, speaker_t: numpy.ndarray, t: int, step_entity: numpy.ndarray,
-                      attrs: numpy.ndarray, spans: numpy.ndarray, disagree: Optional[numpy.ndarray],
-                      docs: Optional[numpy.ndarray] = None) -> numpy.ndarray:
-        """(R,) the cell a quoted I / me / my at step ``t`` joins by ``speaker_continuity``, else -1, for R
-        readings (the documents' own, or a beam's: ``docs`` (R,) the document of each reading, whose rows of
-        ``attrs`` / ``spans`` it reads; ``step_entity`` (R, M) is the readings' own). Its speaker's step
-        ``speaker_t`` (R,) read before: the cell that still holds the entity that candidate joined (-1 if it
-        was ignored or its entity evicted); read later ("…," said Harry): the one cell that holds the speaker's
-        name (``CellState.name_holder``), none for a pronoun or a new name. Cells in ``disagree`` are never
-        joined."""
-        readings = numpy.arange(len(speaker_t))
+    def leader_cells(self, state: CellState, leader_t: numpy.ndarray, t: int, step_entity: numpy.ndarray,
+                     attrs: numpy.ndarray, spans: numpy.ndarray, disagree: Optional[numpy.ndarray],
+                     docs: Optional[numpy.ndarray] = None) -> numpy.ndarray:
+        """(R,) the cell the candidate at step ``t`` joins by following its leader's step ``leader_t`` (R,)
+        (``leader_steps``: a quoted I's speaker, an apposed name's nominal), else -1, for R readings (the
+        documents' own, or a beam's: ``docs`` (R,) the document of each reading, whose rows of ``attrs`` /
+        ``spans`` it reads; ``step_entity`` (R, M) is the readings' own). A leader read before: the cell that
+        still holds the entity that candidate joined (-1 if it was ignored or its entity evicted); read later
+        ("…," said Harry): the one cell that holds the speaker's name (``CellState.name_holder``), none for a
+        pronoun or a new name. Cells in ``disagree`` are never joined."""
+        readings = numpy.arange(len(leader_t))
         docs = readings if docs is None else docs
-        steps = numpy.clip(speaker_t, 0, None)
-        entity = numpy.where((speaker_t >= 0) & (speaker_t < t), step_entity[readings, steps], -1)
+        steps = numpy.clip(leader_t, 0, None)
+        entity = numpy.where((leader_t >= 0) & (leader_t < t), step_entity[readings, steps], -1)
         holds = (state.entity == entity[:, None]) & (entity[:, None] >= 0)
         cells = numpy.where(holds.any(axis=1), holds.argmax(axis=1), -1)
-        later = speaker_t > t
+        later = leader_t > t
         if later.any():
             named = state.name_holder(attrs[docs, steps], spans[docs, steps, 0], later)
             cells = numpy.where(later, named, cells)
         return joinable(cells, disagree)
 
-    def speaking_steps(self, spans: numpy.ndarray, attrs: numpy.ndarray) -> Optional[numpy.ndarray]:
-        """With ``speaker_continuity``, ``speaker_steps`` (B, M); None without it or where no quoted I with a
-        speaker is among the candidates (no bookkeeping at every step then)."""
-        if not self.speaker_continuity:
-            return None
-        steps = speaker_steps(spans, attrs)
+    def leader_steps(self, spans: numpy.ndarray, attrs: numpy.ndarray) -> Optional[numpy.ndarray]:
+        """(B, M) the step of the candidate each candidate follows: with ``speaker_continuity`` a quoted I's
+        speaker (``speaker_steps``), with ``apposition_continuity`` an apposed name's nominal; -1 elsewhere.
+        None where no candidate has one (no bookkeeping at every step then)."""
+        steps = numpy.full(spans.shape[:2], -1)
+        if self.speaker_continuity:
+            steps = speaker_steps(spans, attrs)
+        if self.apposition_continuity:
+            apposed = span_steps(spans, attrs, apposed_names(attrs), APPOSED)
+            steps = numpy.where(apposed >= 0, apposed, steps)
         return steps if (steps >= 0).any() else None
 
     def name_holders(self, state: CellState, attrs_t: numpy.ndarray, starts_t: numpy.ndarray,

@@ -544,6 +544,8 @@ def test_narrator_continuity_joins_every_unquoted_i_to_the_narrators_cell_and_le
     ("narrator_continuity", _row(1), _row(norm=3), [False, True, True, False, True, False]),  # unquoted I's
     ("speaker_continuity", _row(norm=3), (-1, -1, 1, 0, 1, 1, 0, 0, 0, -1, 0, -1, -1, -1, 0, 1),
      [True, False, True, True, True, True]),  # the quoted I with a speaker
+    ("apposition_continuity", _row(norm=3), (5, 5, 0, 0, 0, 0, 1, 0, 0, -1, 0, 5, -1, -1, -1, -1, 0, 1),
+     [True, False, True, True, True, True]),  # the name apposed to candidate 0
 ])
 def test_pruning_never_skips_the_pronouns_a_continuity_rule_may_join(memory, rule, first, second, kept):
     X, lengths, spans, n = _inputs()
@@ -605,6 +607,17 @@ def test_plural_noun_agreement_keeps_a_plural_common_noun_out_of_cells_only_sing
     assert masks[5] == [[False] * 6]  # a singular noun is left alone ("the family" may join "they")
 
 
+def _rule_memory(n_cells, beam_width):
+    """A small memory in eval mode that, left to itself, takes every candidate for a new entity's mention (so
+    only a continuity rule can make it join a cell)."""
+    torch.manual_seed(0)
+    memory = MentionMemory(input_width=6, hidden_width=8, n_cells=n_cells, mlp_width=8, dropout=0.0,
+                           feature_width=4).eval()
+    memory.beam_width = beam_width
+    memory.ignore_bias, memory.new_entity_bias = -50.0, 50.0
+    return memory
+
+
 def _speaking_i(speaker):
     """A quoted I whose quotation is attributed to the candidate span ``speaker``."""
     return (-1, -1, 1, 0, 1, 1, 0, 0, 0, -1, 0, -1, -1, -1) + tuple(speaker)
@@ -612,14 +625,11 @@ def _speaking_i(speaker):
 
 @pytest.mark.parametrize("beam_width", [1, 3])  # greedy reading and beam search
 def test_speaker_continuity_joins_a_quoted_i_to_its_speaker_read_before_or_named_after(beam_width):
-    torch.manual_seed(0)
-    memory = MentionMemory(input_width=6, hidden_width=8, n_cells=5, mlp_width=8, dropout=0.0, feature_width=4).eval()
-    memory.beam_width = beam_width
+    memory = _rule_memory(5, beam_width)
     X, lengths, spans, n = _inputs(m=6, t=24)  # candidate k spans [2k, 2k + 1)
     harry, ron = (0, 10, 0, 0, 0, 0, 1, 0, 0, -1, 0, 10, -1, -1), (1, 11, 0, 0, 0, 0, 1, 0, 0, -1, 0, 11, -1, -1)
     # Harry, Ron, "I" (… said Harry: candidate 4), "me" (Ron said, …: candidate 1), Harry, "I" (speaker no candidate)
     attrs = _attributes([harry, ron, _speaking_i((8, 9)), _speaking_i((2, 3)), harry, _speaking_i((20, 21))])
-    memory.ignore_bias, memory.new_entity_bias = -50.0, 50.0  # every candidate a mention, and a new entity
     with torch.no_grad():
         assert memory(X, lengths, spans, n, attrs).actions.tolist() == [[OVERWRITE] * 6]
         memory.speaker_continuity = True
@@ -629,15 +639,37 @@ def test_speaker_continuity_joins_a_quoted_i_to_its_speaker_read_before_or_named
     assert cells[2] == cells[0] and cells[3] == cells[1]  # Harry's cell by his name, Ron's by his step
 
 
+def _apposed_name(norm, nominal, gender=0):
+    """A name (norm and name word ``norm``) in apposition with the candidate span ``nominal``."""
+    return (norm, norm, 0, gender, 0, 0, 1, 0, 0, -1, 0, norm, -1, -1, -1, -1) + tuple(nominal)
+
+
+@pytest.mark.parametrize("beam_width", [1, 3])  # greedy reading and beam search
+def test_apposition_continuity_joins_a_name_to_the_nominal_right_before_it(beam_width):
+    memory = _rule_memory(5, beam_width)
+    X, lengths, spans, n = _inputs(m=5, t=20)  # candidate k spans [2k, 2k + 1)
+    sister, brother = (1, 1, 0, 2, 0, 0, 0, 0, 1), (2, 2, 0, 1, 0, 0, 0, 0, 1)  # feminine and masculine nominals
+    # her sister, Jane (apposed to her sister), the door, his brother, Jane (a feminine name apposed to his brother)
+    attrs = _attributes([sister, _apposed_name(10, (0, 1)), (3, 3, 0, 0, 0, 0, 0, 0, 1), brother,
+                         _apposed_name(11, (6, 7), gender=2)])
+    with torch.no_grad():
+        assert memory(X, lengths, spans, n, attrs).actions.tolist() == [[OVERWRITE] * 5]
+        memory.apposition_continuity = True
+        ruled = memory(X, lengths, spans, n, attrs)
+        memory.name_agreement = True  # a feminine name does not join "his brother"
+        agreeing = memory(X, lengths, spans, n, attrs)
+    assert ruled.actions.tolist() == [[OVERWRITE, COREF, OVERWRITE, OVERWRITE, COREF]]
+    assert ruled.cells.tolist()[0][1] == ruled.cells.tolist()[0][0]
+    assert ruled.cells.tolist()[0][4] == ruled.cells.tolist()[0][3]
+    assert agreeing.actions.tolist() == [[OVERWRITE, COREF, OVERWRITE, OVERWRITE, OVERWRITE]]
+
+
 @pytest.mark.parametrize("beam_width", [1, 2])
 def test_speaker_continuity_follows_the_speakers_entity_not_its_evicted_cell(beam_width):
-    torch.manual_seed(0)
-    memory = MentionMemory(input_width=6, hidden_width=8, n_cells=1, mlp_width=8, dropout=0.0, feature_width=4).eval()
-    memory.beam_width = beam_width
+    memory = _rule_memory(1, beam_width)
     X, lengths, spans, n = _inputs(m=3, t=8)
     ron, door = (1, 11, 0, 0, 0, 0, 1, 0, 0, -1, 0, 11, -1, -1), (2, 2, 0, 0, 0, 0, 0, 0)
     attrs = _attributes([ron, door, _speaking_i((0, 1))])  # the door evicts Ron from the only cell
-    memory.ignore_bias, memory.new_entity_bias = -50.0, 50.0
     memory.speaker_continuity = True
     with torch.no_grad():
         out = memory(X, lengths, spans, n, attrs)
