@@ -232,6 +232,11 @@ def test_spans_bounded_by_a_personal_pronoun_are_dropped_when_asked():
         [min(scores[s.start, 0], scores[s.end - 1, 1]) for s in group], abs=1e-4)
     assert pronoun_bounded(doc, numpy.zeros((0, 2), dtype="int64")).shape == (0,)
     assert pronoun_bounded(doc, numpy.array([[2, 2], [2, 5], [1, 2], [8, 9]])).tolist() == [False, True, True, False]
+    # a possessive determiner ends no noun phrase: "showed her his", "the cause of its"; "his" alone and "her"
+    # (an object: "the man who saw her") stay
+    doc = nlp.make_doc("Babbage showed her his engine , the cause of its fame and the man who saw her")
+    pairs = numpy.array([[0, 3], [2, 3], [3, 3], [6, 9], [12, 16], [2, 2], [3, 4]])
+    assert pronoun_bounded(doc, pairs).tolist() == [True, True, False, True, False, False, False]
 
 
 def test_a_name_followed_by_a_verb_is_cut_back_to_the_name_when_asked():
