@@ -43,6 +43,9 @@ PRONOUN_ENDS = frozenset("he she we they".split())
 # possessive determiners: a noun phrase hardly ever ends in one ("showed her his", "the principal cause of his";
 # LitBank + GUM train and dev hold 5 such gold mentions ending in "his", "a friend of his")
 DETERMINER_ENDS = frozenset("my your our their its thy his".split())
+# words that open a clause: a span that ends with a name right after one ends with that clause's subject
+# ("Tuesday that Tim Cook", "the war which England"; no gold mention of LitBank + GUM train and dev does)
+CLAUSE_OPENERS = frozenset("that which who whom when where because if while".split())
 
 
 @Language.factory(
@@ -184,7 +187,7 @@ def word_hashes(words: Iterable[str]) -> numpy.ndarray:
 
 PRONOUN_HASHES = word_hashes(PRONOUNS)
 PRONOUN_START_HASHES, PRONOUN_END_HASHES = word_hashes(PRONOUN_STARTS), word_hashes(PRONOUN_ENDS)
-DETERMINER_END_HASHES = word_hashes(DETERMINER_ENDS)
+DETERMINER_END_HASHES, CLAUSE_OPENER_HASHES = word_hashes(DETERMINER_ENDS), word_hashes(CLAUSE_OPENERS)
 
 
 def pronoun_tokens(doc: Doc) -> numpy.ndarray:
@@ -192,10 +195,19 @@ def pronoun_tokens(doc: Doc) -> numpy.ndarray:
     return numpy.isin(doc.to_array([LOWER]).reshape(-1), PRONOUN_HASHES)
 
 
+def capitalised_run_starts(titled: numpy.ndarray) -> numpy.ndarray:
+    """(len(titled),) for each token, the first token of the run of ``titled`` words that ends with it (itself
+    where it or the word before is not titled)."""
+    linked = numpy.zeros(len(titled), dtype=bool)
+    linked[1:] = titled[1:] & titled[:-1]
+    return numpy.maximum.accumulate(numpy.where(linked, 0, numpy.arange(len(titled))))
+
+
 def pronoun_bounded(doc: Doc, pairs: numpy.ndarray) -> numpy.ndarray:
     """(P,) bool: the (start, inclusive end) pairs longer than one token that begin with a personal pronoun of
     ``PRONOUN_STARTS``, end with one of ``PRONOUN_ENDS`` or with a possessive determiner of ``DETERMINER_ENDS``
-    (all-capital words such as "US" or "IT" are not pronouns here)."""
+    (all-capital words such as "US" or "IT" are not pronouns here), or end with a subject: capitalised words
+    right after one of ``CLAUSE_OPENERS`` inside the span ("Tuesday that Tim Cook")."""
     if not len(pairs):
         return numpy.zeros(0, dtype=bool)
     lower, upper, length = doc.to_array([LOWER, IS_UPPER, LENGTH]).reshape(-1, 3).T
@@ -205,7 +217,10 @@ def pronoun_bounded(doc: Doc, pairs: numpy.ndarray) -> numpy.ndarray:
     begins = numpy.isin(lower[starts], PRONOUN_START_HASHES) & pronoun[starts]
     finishes = numpy.isin(lower[ends], PRONOUN_END_HASHES) & pronoun[ends]
     determiner = numpy.isin(lower[ends], DETERMINER_END_HASHES) & pronoun[ends]
-    return (ends > starts) & (begins | finishes | determiner)
+    titled = title_words(doc)
+    opener = capitalised_run_starts(titled)[ends] - 1
+    subject = titled[ends] & (opener > starts) & numpy.isin(lower[numpy.maximum(opener, 0)], CLAUSE_OPENER_HASHES)
+    return (ends > starts) & (begins | finishes | determiner | subject)
 
 
 def lexeme_flags(doc: Doc, test: Callable[[Lexeme], Any], dtype: Any = bool) -> numpy.ndarray:

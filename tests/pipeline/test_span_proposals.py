@@ -237,6 +237,11 @@ def test_spans_bounded_by_a_personal_pronoun_are_dropped_when_asked():
     doc = nlp.make_doc("Babbage showed her his engine , the cause of its fame and the man who saw her")
     pairs = numpy.array([[0, 3], [2, 3], [3, 3], [6, 9], [12, 16], [2, 2], [3, 4]])
     assert pronoun_bounded(doc, pairs).tolist() == [True, True, False, True, False, False, False]
+    # nor with the subject of a clause it opens: "Tuesday that Tim Cook", "the war which England"; a name after
+    # a span-initial "that" ("that Englishman") or a capitalised word inside a name stays
+    doc = nlp.make_doc("Apple said on Tuesday that Tim Cook stays ; the war which England fought ; that Englishman")
+    pairs = numpy.array([[3, 6], [2, 6], [9, 12], [4, 6], [15, 16], [5, 6], [0, 0]])
+    assert pronoun_bounded(doc, pairs).tolist() == [True, True, True, False, False, False, False]
 
 
 def test_a_name_followed_by_a_verb_is_cut_back_to_the_name_when_asked():
