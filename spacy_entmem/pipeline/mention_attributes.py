@@ -59,8 +59,10 @@ SENTENCE_OPENERS = OPENING_QUOTES | TOGGLING_QUOTES
 NOUN_TAG_NUMBER = {"NN": SINGULAR, "NNP": SINGULAR, "NNS": PLURAL, "NNPS": PLURAL}
 NUMBER_OF_TAG_ID = {hash_string(tag): number for tag, number in NOUN_TAG_NUMBER.items()}  # as doc.to_array([TAG])
 POSSESSIVE_MARKERS = {"'s", "’s", "'"}
+# possessive determiners ("her" is also an object pronoun)
+POSSESSIVE_DETERMINERS = frozenset("my your his her its our their thy".split())
 # what opens a nominal that a name can stand in apposition with ("her sister Jane", "the lawyer Utterson")
-APPOSITION_OPENERS = LEADING_WORDS | {"his", "her", "my", "their", "our", "your", "its", "thy"}
+APPOSITION_OPENERS = LEADING_WORDS | POSSESSIVE_DETERMINERS
 SINGULAR_NOUN_TAG = hash_string("NN")
 NO_NOMINAL = (-1, -1)
 NO_NAME_WORDS = (-1,) * N_NAME_WORDS
@@ -182,9 +184,9 @@ def apposed_nominals(lower: List[str], capitalised: List[bool], tags: List[int],
     found = []
     for start, end in spans:
         nominals = ending_at.get(start)
-        is_name = all(_is_name_word(lower[i], capitalised[i]) for i in range(start, end))
-        possessed = end < len(lower) and lower[end] in POSSESSIVE_MARKERS
-        found.append(max(nominals) if nominals and is_name and not possessed else NO_NOMINAL)
+        apposed = nominals and not (end < len(lower) and lower[end] in POSSESSIVE_MARKERS) \
+            and all(_is_name_word(lower[i], capitalised[i]) for i in range(start, end))
+        found.append(max(nominals) if apposed else NO_NOMINAL)
     return found
 
 
@@ -244,14 +246,15 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
         head = _head_index(words)
         gender = cue_gender(words[: head + 1], titles[start:start + head + 1], name_genders or frozenset())
         cased = titles[start:end]
+        mention_names = name_words(words, cased, head) if any(cased) else []
         if not gender and name_genders:
             first_name = given_name(words, cased)
-            family_name = len(name_words(words, cased, head)) == 1 and family.get(first_name, len(doc)) <= start
+            family_name = len(mention_names) == 1 and family.get(first_name, len(doc)) <= start
             gender = UNKNOWN if family_name else name_genders.get(first_name, UNKNOWN)
         inanimate = int(not gender and inanimate_nouns is not None and words[head] in inanimate_nouns)
         proper = any(capitalised[start:end])
         noun_number = NUMBER_OF_TAG_ID.get(tags[start + head], UNKNOWN)
-        names = [ids(word) for word in name_words(words, cased, head)[:N_NAME_WORDS]] if any(cased) else []
+        names = [ids(word) for word in mention_names[:N_NAME_WORDS]]
         titled = int(bool(names) and titled_name(words, cased, head))
         rows.append((ids(" ".join(content)), ids(words[head]), 0, gender, UNKNOWN, int(quoted[start]),
                      int(proper), inanimate, noun_number, -1, titled) + tuple(names) + NO_NAME_WORDS[len(names):]

@@ -32,7 +32,7 @@ from spacy.tokens import Doc, Span, SpanGroup
 from thinc.api import Model
 from thinc.types import Floats2d
 
-from .mention_attributes import PRONOUNS
+from .mention_attributes import POSSESSIVE_DETERMINERS, PRONOUNS
 from .sentences import SENTENCE_FINAL
 
 CANDIDATES_KEY = "mention_candidates"
@@ -40,9 +40,9 @@ CANDIDATES_KEY = "mention_candidates"
 # guys") and subject pronouns that end none ("I" does: "Isabel and I", "Charles I")
 PRONOUN_STARTS = frozenset("i me he him she it we us they them".split())
 PRONOUN_ENDS = frozenset("he she we they".split())
-# possessive determiners: a noun phrase hardly ever ends in one ("showed her his", "the principal cause of his";
-# LitBank + GUM train and dev hold 5 such gold mentions ending in "his", "a friend of his")
-DETERMINER_ENDS = frozenset("my your our their its thy his".split())
+# possessive determiners but "her" (an object too): a noun phrase hardly ever ends in one ("showed her his", "the
+# principal cause of his"; LitBank + GUM train and dev hold 5 such gold mentions ending in "his", "a friend of his")
+DETERMINER_ENDS = POSSESSIVE_DETERMINERS - {"her"}
 # words that open a clause: a span that ends with a name right after one ends with that clause's subject
 # ("Tuesday that Tim Cook", "the war which England"; no gold mention of LitBank + GUM train and dev does)
 CLAUSE_OPENERS = frozenset("that which who whom when where because if while".split())
