@@ -242,6 +242,9 @@ def test_spans_bounded_by_a_personal_pronoun_are_dropped_when_asked():
     doc = nlp.make_doc("Apple said on Tuesday that Tim Cook stays ; the war which England fought ; that Englishman")
     pairs = numpy.array([[3, 6], [2, 6], [9, 12], [4, 6], [15, 16], [5, 6], [0, 0]])
     assert pronoun_bounded(doc, pairs).tolist() == [True, True, True, False, False, False, False]
+    # "you" ends no noun phrase either ("promised Margaret you would"); "you" alone stays
+    doc = nlp.make_doc("You promised Margaret you would come")
+    assert pronoun_bounded(doc, numpy.array([[2, 3], [3, 3], [0, 0]])).tolist() == [True, False, False]
 
 
 def test_a_name_followed_by_a_verb_is_cut_back_to_the_name_when_asked():
