@@ -22,7 +22,8 @@ from spacy.tokens import Doc
 
 from spacy_entmem.cli import load_pipeline
 from spacy_entmem.evaluation.coref_evaluate import _read, gold_clusters, reference_inputs
-from spacy_entmem.pipeline.mention_attributes import NEUTER, PRONOUNS, SENTENCE_ENDS
+from spacy_entmem.pipeline.mention_attributes import NEUTER, PRONOUNS
+from spacy_entmem.pipeline.sentences import SENTENCE_FINAL
 
 # he / she / they and their forms (not "it")
 THIRD_PERSON = frozenset(word for word, (person, _number, gender) in PRONOUNS.items()
@@ -38,7 +39,7 @@ def sentence_ids(doc: Doc) -> List[int]:
     ids, current = [], 0
     for token in doc:
         ids.append(current)
-        if token.text in SENTENCE_ENDS or "\n" in token.text:
+        if token.text in SENTENCE_FINAL or "\n" in token.text:
             current += 1
     return ids
 

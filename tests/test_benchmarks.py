@@ -1,0 +1,30 @@
+"""The benchmark scripts import (a renamed package name breaks them silently otherwise: none runs in the suite)."""
+import importlib.util
+from pathlib import Path
+
+import pytest
+import spacy
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+def load(path: Path, monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))  # the scripts import each other, as when run from benchmarks/
+    spec = importlib.util.spec_from_file_location(f"benchmark_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("path", sorted(BENCHMARKS.glob("*.py")), ids=lambda p: p.name)
+def test_a_benchmark_script_imports_without_running(path, monkeypatch):
+    module = load(path, monkeypatch)
+    assert callable(getattr(module, "main", None)), f"{path.name} has no main()"
+
+
+def test_pronoun_salience_reads_sentences_and_sentence_openers(monkeypatch):
+    salience = load(BENCHMARKS / "pronoun_salience.py", monkeypatch)
+    doc = spacy.blank("en").make_doc("Anna left . When she arrived , Bob smiled .\nHe waved")
+    sentence = salience.sentence_ids(doc)
+    assert sentence == [0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 2, 3, 3]  # a line break is a sentence of its own
+    assert [salience.opens_sentence(doc, i, sentence) for i in (4, 7, 11)] == [True, False, True]
