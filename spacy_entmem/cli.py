@@ -1,4 +1,4 @@
-"""Command line: ``entmem annotate | gap-convert | gap-evaluate | litbank-convert | gum-convert | ...``
+"""Command line: ``entmem annotate | gap-convert | gap-queries | gap-evaluate | litbank-convert | gum-convert | ...``
 (also ``python -m spacy_entmem``)."""
 import json
 from pathlib import Path
@@ -73,6 +73,32 @@ def gap_gender_swap(
     if report.left_out:
         msg.warn(f"{len(report.left_out)} rows left out (a query span off token boundaries): "
                  f"{', '.join(report.left_out[:10])}")
+
+
+@app.command("gap-queries")
+def gap_queries(
+    corpus: Path = typer.Argument(..., exists=True, dir_okay=False, help=".spacy file with coref_clusters_N gold"),
+    output: Path = typer.Argument(..., help="Output GAP TSV file"),
+    max_tokens: int = typer.Option(160, help="The longest text of a query (tokens)"),
+    max_distance: int = typer.Option(120, help="How far before the pronoun a name may start (tokens)"),
+    keep_neither: float = typer.Option(0.3, help="The share of 'neither' queries (no name of the pronoun's "
+                                       "entity) kept"),
+    seed: int = typer.Option(0, help="Which 'neither' queries are kept"),
+) -> None:
+    """Write GAP-style pronoun queries read off a corpus with gold clusters (a he / she pronoun, two earlier
+    names of its gender, whether it refers to each), to train or score a pronoun resolver beyond GAP."""
+    import spacy
+
+    from .corpora.gap_queries import QuerySettings, write_corpus_queries
+
+    try:
+        settings = QuerySettings(max_tokens=max_tokens, max_distance=max_distance, keep_neither=keep_neither,
+                                 seed=seed)
+        counts = write_corpus_queries(spacy.blank("en").vocab, corpus, output, settings)
+    except ValueError as error:
+        msg.fail(str(error), exits=1)
+    msg.good(f"{corpus} -> {output}: {sum(counts.values())} queries (A {counts['A']}, B {counts['B']}, "
+             f"neither {counts['neither']})")
 
 
 def _print_counts(counts) -> None:

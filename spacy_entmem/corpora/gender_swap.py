@@ -161,7 +161,7 @@ def write_gap_rows(path: Path, rows: Iterable[GapRow]) -> None:
     """Rows as a GAP TSV (the header and the 11 columns that ``read_gap_rows`` reads back; ``GapRow`` keeps no
     URL, so that column is empty)."""
     with open(path, "w", encoding="utf8", newline="") as f:
-        writer = csv.writer(f, delimiter="\t", quoting=csv.QUOTE_NONE, escapechar=None, lineterminator="\n")
+        writer = csv.writer(f, delimiter="\t", quoting=csv.QUOTE_NONE, quotechar=None, lineterminator="\n")
         writer.writerow(COLUMNS)
         for row in rows:
             (_, p_text, p_off), (_, a_text, a_off), (_, b_text, b_off) = row.spans

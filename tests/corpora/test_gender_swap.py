@@ -97,3 +97,13 @@ def test_swapped_rows_round_trip_through_a_gap_tsv(tmp_path):
     (read,) = read_gap_rows(path)  # the reader checks every span's text at its offset
     assert (read.id, read.text, read.spans, read.a_coref, read.b_coref) == (
         new.id, new.text, new.spans, new.a_coref, new.b_coref)
+
+
+def test_a_text_with_straight_double_quotes_round_trips_through_a_gap_tsv(tmp_path):
+    text = '"Come in," said Anna to Bob Smith. She smiled.'
+    quoted = row(text, [(label, word, text.index(word)) for label, word in
+                        (("PRONOUN", "She"), ("A", "Anna"), ("B", "Bob Smith"))])
+    path = tmp_path / "quoted.tsv"
+    write_gap_rows(path, [quoted])
+    (read,) = read_gap_rows(path)
+    assert (read.text, read.spans) == (text, quoted.spans)
