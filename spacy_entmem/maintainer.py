@@ -257,6 +257,9 @@ def add_pronoun_resolver(
     rule: List[str] = typer.Option([], help="NAME=JSON, a decision rule of the resolver (gender_agreement, "
                                    "binding_agreement), in force when its threshold is chosen; unnamed ones stay as "
                                    "in the resolver it replaces, else as the factory's"),
+    encoder_layers: str = typer.Option("", help="Comma-separated layers of all-MiniLM-L6-v2 whose span vectors the "
+                                       "head also reads (e.g. 3,4,5; needs the transformers extra); empty: none"),
+    n_models: int = typer.Option(5, help="Members of the head's ensemble"),
 ) -> None:
     """Train a pronoun resolver (``entmem_pronoun_resolver``) over the pipeline's own memory on GAP development,
     choose its probability threshold on GAP validation, add it last (it answers only docs with a query span
@@ -272,10 +275,16 @@ def add_pronoun_resolver(
     from .nn.pair_head import HeadTraining, fit_pair_head
     from .training.assembly import set_component_settings
 
+    from .pipeline.span_encoder import SpanEncoder
+
     try:
         named_rules = parse_assignments(rule, RESOLVER_RULES)
     except ValueError as error:
         msg.fail(str(error), exits=1)
+    try:
+        layers = [int(layer) for layer in encoder_layers.split(",") if layer.strip()]
+    except ValueError:
+        msg.fail(f"--encoder-layers takes comma-separated integers, got {encoder_layers!r}", exits=1)
     target = target or spacy_entmem.DEFAULT_PIPELINE
     nlp = spacy.load(target)
     rules = {}
@@ -283,10 +292,12 @@ def add_pronoun_resolver(
         rules = {key: nlp.get_pipe("pronoun_resolver").cfg[key] for key in RESOLVER_RULES}
         nlp.remove_pipe("pronoun_resolver")
     rules.update(named_rules)
-    X, y = (numpy.concatenate(parts) for parts in zip(*(gap_query_rows(nlp, tsv, batch_size)
+    encoder = SpanEncoder(layers) if layers else None
+    X, y = (numpy.concatenate(parts) for parts in zip(*(gap_query_rows(nlp, tsv, batch_size, encoder)
                                                          for tsv in [development, *also_train_on])))
-    head, losses = fit_pair_head(X, y, HeadTraining(seed=seed))
-    resolver = nlp.add_pipe("entmem_pronoun_resolver", name="pronoun_resolver", last=True, config=rules)
+    head, losses = fit_pair_head(X, y, HeadTraining(seed=seed, n_models=n_models))
+    resolver = nlp.add_pipe("entmem_pronoun_resolver", name="pronoun_resolver", last=True,
+                            config={**rules, "encoder_layers": layers})
     resolver.set_head(head, trained_on=" + ".join(tsv.name for tsv in [development, *also_train_on]))
     gold, probabilities, _, _ = pair_probabilities(nlp, validation, batch_size, resolver)
     threshold, scores = select_threshold(gold, probabilities)

@@ -34,18 +34,16 @@ GENDERED_PRONOUNS = {word: gender for word, (person, number, gender) in PRONOUNS
 @dataclass
 class QuerySettings:
     """How queries are read from a document: the longest text (tokens), how far before the pronoun a name may
-    stand (tokens), the share of pronouns kept as queries, the share of "neither" queries kept, the seed."""
+    stand (tokens), the share of "neither" queries kept and the seed that picks them."""
 
     max_tokens: int = 160
     max_distance: int = 120
-    keep: float = 1.0
     keep_neither: float = 0.3
     seed: int = 0
 
     def __post_init__(self):
-        for name in ("keep", "keep_neither"):
-            if not 0.0 <= getattr(self, name) <= 1.0:
-                raise ValueError(f"[spacy-entmem] QuerySettings.{name} must be in [0, 1], got {getattr(self, name)}")
+        if not 0.0 <= self.keep_neither <= 1.0:
+            raise ValueError(f"[spacy-entmem] QuerySettings.keep_neither must be in [0, 1], got {self.keep_neither}")
         if self.max_distance < 1 or self.max_tokens < 1:
             raise ValueError("[spacy-entmem] QuerySettings.max_tokens and max_distance must be positive")
 
@@ -78,8 +76,6 @@ def query_rows(doc: Doc, clusters: Sequence[Sequence[Mention]], doc_id: str,
     for (start, end), entity in sorted(entity_of.items()):
         word = doc[start].lower_
         if end - start != 1 or word not in GENDERED_PRONOUNS or gender[entity] != GENDERED_PRONOUNS[word]:
-            continue
-        if rng.random() >= settings.keep:
             continue
         latest: Dict[int, Mention] = {}  # entity -> its latest name before the pronoun, within reach
         for mention, name_entity in names:

@@ -11,8 +11,8 @@ from spacy.training import Example
 import numpy
 
 from ..models.memory import is_span_model
-from ..pipeline.pronoun_features import query_features
-from ..pipeline.pronoun_resolver import PronounResolver, add_candidates
+from ..pipeline.pronoun_resolver import PronounResolver, add_candidates, query_rows
+from ..pipeline.span_encoder import SpanEncoder
 from .scorers import gap_pair_probabilities, gap_query_ranges
 from ..corpora.gap import ConversionReport, GapRow, read_gap_rows, row_to_doc
 from .gap import GapGold, bootstrap_intervals, decide, interval_row, score_gap, select_threshold, write_system_tsv
@@ -59,14 +59,15 @@ def _read_probabilities(rows, predicted, references, resolver: Optional[PronounR
     return gold, probabilities
 
 
-def gap_query_rows(nlp: Language, tsv: Path, batch_size: int = 64) -> Tuple[numpy.ndarray, numpy.ndarray]:
-    """The pronoun resolver's training rows for a GAP TSV (``pronoun_features.query_features``: A's row, then
-    B's, per example) and their 0/1 labels, with the pipeline's memory run as ``entmem gap-evaluate`` runs it."""
+def gap_query_rows(nlp: Language, tsv: Path, batch_size: int = 64, encoder: Optional[SpanEncoder] = None
+                   ) -> Tuple[numpy.ndarray, numpy.ndarray]:
+    """The pronoun resolver's training rows for a GAP TSV (``pronoun_resolver.query_rows``: A's row, then B's,
+    per example) and their 0/1 labels, with the pipeline's memory run as ``entmem gap-evaluate`` runs it."""
     rows, references = _read_tsv(nlp, tsv)
     predicted = _predict_with_annotated_candidates(nlp, rows, references, batch_size)
     features, labels = [], []
     for row, pred, ref in zip(rows, predicted, references):
-        features.append(query_features(pred, *gap_query_ranges(Example(pred, ref), ref.spans["gap"])))
+        features.append(query_rows(pred, *gap_query_ranges(Example(pred, ref), ref.spans["gap"]), encoder))
         labels.extend((row.a_coref, row.b_coref))
     return numpy.concatenate(features), numpy.array(labels, dtype="float32")
 

@@ -22,22 +22,26 @@ from ..nn.memory.mention_memory import BOUND_END, GENDER, IS_PERSONAL_GENDER
 from ..nn.pair_head import PairHead
 from .mention_attributes import StringIds, mention_attributes
 from .pronoun_features import TokenRange, query_features
+from .span_encoder import SpanEncoder, span_pair_features
 from .settings import restore_cfg
 
 QUERY_LABELS = ("A", "B", "PRONOUN")
-STATE_KEYS = ("input_width", "hidden_width", "n_models", "trained_on")
+STATE_KEYS = ("input_width", "hidden_width", "n_models", "trained_on", "encoder_layers")  # what the head was
+# trained with, restored from the saved cfg whatever the config says
 
 
 @Language.factory(
     "entmem_pronoun_resolver",
     assigns=["doc.spans"],
     requires=["doc._.entity_memory_log", "doc.tensor"],
-    default_config={"query_key": "gap", "threshold": 0.5, "gender_agreement": True, "binding_agreement": False},
+    default_config={"query_key": "gap", "threshold": 0.5, "gender_agreement": True, "binding_agreement": False,
+                    "encoder_layers": []},
 )
 def make_pronoun_resolver(nlp: Language, name: str, query_key: str, threshold: float,
-                          gender_agreement: bool, binding_agreement: bool = False) -> "PronounResolver":
+                          gender_agreement: bool, binding_agreement: bool = False,
+                          encoder_layers: Sequence[int] = ()) -> "PronounResolver":
     return PronounResolver(name, query_key=query_key, threshold=threshold, gender_agreement=gender_agreement,
-                           binding_agreement=binding_agreement)
+                           binding_agreement=binding_agreement, encoder_layers=encoder_layers)
 
 
 class PronounResolver:
@@ -45,16 +49,19 @@ class PronounResolver:
     ``gender_agreement`` a he / she pronoun gets probability 0 for a candidate whose title, kinship word or given
     name (the packaged lexicon) has the other gender: GAP pairs a pronoun with two names of its own gender, so
     the head never saw such a pair. With ``binding_agreement`` an object pronoun gets probability 0 for the
-    subject of its own clause ("Cobb allegedly choked her": not Cobb; ``binding``)."""
+    subject of its own clause ("Cobb allegedly choked her": not Cobb; ``binding``). With ``encoder_layers`` the
+    head also reads the span vectors of a frozen sentence encoder's layers (``span_encoder``)."""
 
     def __init__(self, name: str = "pronoun_resolver", *, query_key: str = "gap", threshold: float = 0.5,
-                 gender_agreement: bool = True, binding_agreement: bool = False):
+                 gender_agreement: bool = True, binding_agreement: bool = False, encoder_layers: Sequence[int] = ()):
         if not 0.0 <= threshold <= 1.0:
             raise ValueError(f"[spacy-entmem] {name}: threshold must be in [0, 1], got {threshold}")
         self.name = name
         self.cfg: Dict = {"query_key": query_key, "threshold": threshold, "gender_agreement": bool(gender_agreement),
-                          "binding_agreement": bool(binding_agreement)}
+                          "binding_agreement": bool(binding_agreement),
+                          "encoder_layers": [int(layer) for layer in encoder_layers]}
         self.head: Optional[PairHead] = None
+        self.encoder: Optional[SpanEncoder] = SpanEncoder(encoder_layers) if encoder_layers else None
 
     def set_head(self, head: PairHead, trained_on: str = "") -> None:
         self.head = head.eval()
@@ -66,7 +73,7 @@ class PronounResolver:
         if self.head is None:
             raise ValueError(f"[spacy-entmem] {self.name} has no trained head: train one (python -m "
                              "spacy_entmem.maintainer add-pronoun-resolver) or load a pipeline that has one")
-        rows = query_features(doc, pronoun, a, b)
+        rows = query_rows(doc, pronoun, a, b, self.encoder)
         if rows.shape[1] != self.head.input_width:
             raise ValueError(f"[spacy-entmem] {self.name} was trained on {self.head.input_width} features, the doc "
                              f"gives {rows.shape[1]} (another tok2vec width?)")
@@ -109,6 +116,8 @@ class PronounResolver:
         head = PairHead(self.cfg["input_width"], self.cfg["hidden_width"], self.cfg["n_models"])
         head.load_state_dict(torch.load(io.BytesIO(data), weights_only=True))
         self.head = head.eval()
+        layers = self.cfg.get("encoder_layers") or []
+        self.encoder = SpanEncoder(layers) if layers else None
 
     def to_bytes(self, *, exclude=tuple()) -> bytes:
         return srsly.msgpack_dumps({"cfg": srsly.json_dumps(self.cfg), "head": self._head_bytes()})
@@ -130,6 +139,17 @@ class PronounResolver:
         restore_cfg(self.cfg, srsly.read_json(path / "cfg"), STATE_KEYS)
         self._load_head((path / "head.pt").read_bytes())
         return self
+
+
+def query_rows(doc: Doc, pronoun: TokenRange, a: TokenRange, b: TokenRange,
+               encoder: Optional[SpanEncoder] = None) -> numpy.ndarray:
+    """(2, F) the head's rows for A and B: ``query_features``, then, with an ``encoder``, ``span_pair_features``
+    of the three spans' vectors."""
+    rows = query_features(doc, pronoun, a, b)
+    if encoder is None:
+        return rows
+    chars = [(doc[start:end].start_char, doc[start:end].end_char) for start, end in (pronoun, a, b)]
+    return numpy.concatenate([rows, span_pair_features(encoder(doc.text, chars))], axis=1)
 
 
 def gender_disagreements(attrs: numpy.ndarray) -> numpy.ndarray:

@@ -6,7 +6,8 @@ from spacy.tokens import Span
 
 import spacy_entmem
 from spacy_entmem.nn.pair_head import PairHead
-from spacy_entmem.pipeline.pronoun_resolver import PronounResolver, annotate_query, resolve_pronoun
+from spacy_entmem.pipeline.pronoun_features import query_features
+from spacy_entmem.pipeline.pronoun_resolver import PronounResolver, annotate_query, query_rows, resolve_pronoun
 
 from .test_pronoun_features import TEXT, chars
 
@@ -53,6 +54,16 @@ def test_binding_agreement_keeps_an_object_pronoun_from_its_clause_subject(nlp):
         resolver.cfg["binding_agreement"] = True
 
 
+def test_the_shipped_resolver_reads_the_span_encoders_vectors_too(nlp):
+    resolver = nlp.get_pipe("pronoun_resolver")
+    doc, ranges = annotate_query(nlp, TEXT, chars("his"), chars("Alan Turing"), chars("Joan Clarke"))
+    assert resolver.cfg["encoder_layers"] == [3, 4, 5] and resolver.encoder is not None
+    plain, rows = query_features(doc, *ranges), query_rows(doc, *ranges, resolver.encoder)
+    assert rows.shape == (2, plain.shape[1] + 2 * 384) == (2, resolver.head.input_width)
+    numpy.testing.assert_array_equal(rows[:, :plain.shape[1]], plain)
+    numpy.testing.assert_array_equal(query_rows(doc, *ranges), plain)  # no encoder: the memory's features only
+
+
 def test_a_query_span_group_gets_the_answers_in_its_attrs(nlp):
     doc, (pronoun, a, b) = annotate_query(nlp, TEXT, chars("his"), chars("Alan Turing"), chars("Joan Clarke"))
     doc.spans["gap"] = [Span(doc, *span, label=label) for span, label in ((a, "A"), (b, "B"), (pronoun, "PRONOUN"))]
@@ -80,8 +91,9 @@ def test_bytes_and_disk_round_trips_give_the_same_answers(nlp, tmp_path):
     from_bytes = PronounResolver().from_bytes(resolver.to_bytes())
     resolver.to_disk(tmp_path / "resolver")
     from_disk = PronounResolver().from_disk(tmp_path / "resolver")
-    for copy in (from_bytes, from_disk):
+    for copy in (from_bytes, from_disk):  # the encoder's layers are restored with the head they were trained for
         assert copy.cfg["input_width"] == resolver.cfg["input_width"]
+        assert copy.cfg["encoder_layers"] == [3, 4, 5] and copy.encoder.layers == [3, 4, 5]
         assert copy.resolve(doc, *ranges) == expected
 
 
