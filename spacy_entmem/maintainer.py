@@ -257,13 +257,16 @@ def add_pronoun_resolver(
     rule: List[str] = typer.Option([], help="NAME=JSON, a decision rule of the resolver (gender_agreement, "
                                    "binding_agreement), in force when its threshold is chosen; unnamed ones stay as "
                                    "in the resolver it replaces, else as the factory's"),
-    encoder_layers: str = typer.Option("", help="Comma-separated layers of all-MiniLM-L6-v2 whose span vectors the "
-                                       "head also reads (e.g. 3,4,5; needs the transformers extra); empty: none"),
-    n_models: int = typer.Option(5, help="Members of the head's ensemble"),
+    encoder_layers: Optional[str] = typer.Option(None, help="Comma-separated layers of all-MiniLM-L6-v2 whose span "
+                                                 "vectors the head also reads (e.g. 3,4,5; needs the transformers "
+                                                 "extra), '' for none; default: as the resolver it replaces, else none"),
+    n_models: Optional[int] = typer.Option(None, help="Members of the head's ensemble; default: as the resolver it "
+                                           "replaces, else 5"),
 ) -> None:
     """Train a pronoun resolver (``entmem_pronoun_resolver``) over the pipeline's own memory on GAP development,
     choose its probability threshold on GAP validation, add it last (it answers only docs with a query span
-    group, so annotation is unchanged); checked, then swapped in."""
+    group, so annotation is unchanged); checked, then swapped in. What is not named (rules, encoder layers,
+    members) stays as in the resolver it replaces."""
     import numpy
     import spacy
 
@@ -273,25 +276,28 @@ def add_pronoun_resolver(
     from .evaluation.gap import select_threshold
     from .evaluation.gap_evaluate import gap_query_rows, pair_probabilities
     from .nn.pair_head import HeadTraining, fit_pair_head
-    from .training.assembly import set_component_settings
-
     from .pipeline.span_encoder import SpanEncoder
+    from .training.assembly import set_component_settings
 
     try:
         named_rules = parse_assignments(rule, RESOLVER_RULES)
     except ValueError as error:
         msg.fail(str(error), exits=1)
     try:
-        layers = [int(layer) for layer in encoder_layers.split(",") if layer.strip()]
+        layers = None if encoder_layers is None else [int(x) for x in encoder_layers.split(",") if x.strip()]
     except ValueError:
         msg.fail(f"--encoder-layers takes comma-separated integers, got {encoder_layers!r}", exits=1)
     target = target or spacy_entmem.DEFAULT_PIPELINE
     nlp = spacy.load(target)
-    rules = {}
-    if "pronoun_resolver" in nlp.component_names:  # a new head, the same decision rules
-        rules = {key: nlp.get_pipe("pronoun_resolver").cfg[key] for key in RESOLVER_RULES}
+    rules, design = {}, {"encoder_layers": [], "n_models": HeadTraining().n_models}
+    if "pronoun_resolver" in nlp.component_names:  # a new head, the same decision rules and design
+        old = nlp.get_pipe("pronoun_resolver").cfg
+        rules = {key: old[key] for key in RESOLVER_RULES}
+        design.update({key: old[key] for key in design if key in old})
         nlp.remove_pipe("pronoun_resolver")
     rules.update(named_rules)
+    layers = design["encoder_layers"] if layers is None else layers
+    n_models = design["n_models"] if n_models is None else n_models
     encoder = SpanEncoder(layers) if layers else None
     X, y = (numpy.concatenate(parts) for parts in zip(*(gap_query_rows(nlp, tsv, batch_size, encoder)
                                                          for tsv in [development, *also_train_on])))

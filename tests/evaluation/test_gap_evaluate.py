@@ -131,8 +131,9 @@ def test_add_pronoun_resolver_trains_chooses_a_threshold_and_swaps(small_gap, tm
     nlp = spacy.load(target)
     resolver = nlp.get_pipe("pronoun_resolver")
     assert nlp.pipe_names[-1] == "pronoun_resolver" and resolver.cfg["trained_on"] == "small.tsv + small.tsv"
-    # the shipped resolver's decision rules carry over to the retrained one (the factory default is off)
+    # the shipped resolver's decision rules and design carry over to the retrained one (the factory default is off)
     assert resolver.cfg["binding_agreement"] is True and resolver.cfg["gender_agreement"] is True
+    assert resolver.cfg["encoder_layers"] == [3, 4, 5] and resolver.cfg["n_models"] == 15
     chosen = evaluate_gap(nlp, small_gap, small_gap, tmp_path / "scores")["threshold"]
     assert resolver.cfg["threshold"] == chosen
     assert not (tmp_path / "default.staging").exists()
@@ -145,3 +146,13 @@ def test_add_pronoun_resolver_trains_chooses_a_threshold_and_swaps(small_gap, tm
     result = CliRunner().invoke(maintainer_app, ["add-pronoun-resolver", str(small_gap), str(small_gap),
                                                  "--target", str(target), "--rule", "threshold=0.2"])
     assert result.exit_code == 1 and "expected NAME=VALUE" in " ".join(result.output.split()), result.output
+    # the design can be named: no encoder, two members (the memory's and position features only)
+    result = CliRunner().invoke(maintainer_app, ["add-pronoun-resolver", str(small_gap), str(small_gap),
+                                                 "--target", str(target), "--encoder-layers", "", "--n-models", "2"])
+    assert result.exit_code == 0, result.output
+    resolver = spacy.load(target).get_pipe("pronoun_resolver")
+    assert resolver.cfg["encoder_layers"] == [] and resolver.encoder is None and resolver.cfg["n_models"] == 2
+    assert resolver.cfg["input_width"] == 1466
+    result = CliRunner().invoke(maintainer_app, ["add-pronoun-resolver", str(small_gap), str(small_gap),
+                                                 "--target", str(target), "--encoder-layers", "3,x"])
+    assert result.exit_code == 1 and "takes comma-separated integers, got '3,x'" in " ".join(result.output.split())
