@@ -77,13 +77,16 @@ def gap_gender_swap(
 
 @app.command("gap-queries")
 def gap_queries(
-    corpus: Path = typer.Argument(..., exists=True, dir_okay=False, help=".spacy file with coref_clusters_N gold"),
-    output: Path = typer.Argument(..., help="Output GAP TSV file"),
+    corpus: List[Path] = typer.Argument(..., exists=True, dir_okay=False,
+                                        help=".spacy file(s) with coref_clusters_N gold; several are read as one"),
+    output: Path = typer.Option(..., "--output", "-o", help="Output GAP TSV file"),
     max_tokens: int = typer.Option(160, help="The longest text of a query (tokens)"),
     max_distance: int = typer.Option(120, help="How far before the pronoun a name may start (tokens)"),
     keep_neither: float = typer.Option(0.3, help="The share of 'neither' queries (no name of the pronoun's "
                                        "entity) kept"),
     seed: int = typer.Option(0, help="Which 'neither' queries are kept"),
+    other_gender: bool = typer.Option(False, help="Pair the pronoun's entity's name with a name of the other "
+                                      "gender (mixed pairs, which GAP never asks about)"),
 ) -> None:
     """Write GAP-style pronoun queries read off a corpus with gold clusters (a he / she pronoun, two earlier
     names of its gender, whether it refers to each), to train or score a pronoun resolver beyond GAP."""
@@ -93,11 +96,11 @@ def gap_queries(
 
     try:
         settings = QuerySettings(max_tokens=max_tokens, max_distance=max_distance, keep_neither=keep_neither,
-                                 seed=seed)
+                                 seed=seed, other_gender=other_gender)
         counts = write_corpus_queries(spacy.blank("en").vocab, corpus, output, settings)
     except ValueError as error:
         msg.fail(str(error), exits=1)
-    msg.good(f"{corpus} -> {output}: {sum(counts.values())} queries (A {counts['A']}, B {counts['B']}, "
+    msg.good(f"{', '.join(map(str, corpus))} -> {output}: {sum(counts.values())} queries (A {counts['A']}, B {counts['B']}, "
              f"neither {counts['neither']})")
 
 

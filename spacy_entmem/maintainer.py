@@ -242,7 +242,8 @@ def set_decisions(
     msg.good(f"{target}: " + "; ".join(f"{name} {values}" for name, values in by_name.items()))
 
 
-RESOLVER_RULES = ("gender_agreement", "binding_agreement")  # what a retrained resolver keeps from the old one
+RESOLVER_RULES = ("gender_agreement", "binding_agreement", "gender_conditioning")  # what a retrained resolver
+# keeps from the old one
 
 
 @app.command("add-pronoun-resolver")
@@ -255,8 +256,8 @@ def add_pronoun_resolver(
     also_train_on: List[Path] = typer.Option([], exists=True, dir_okay=False, help="More GAP TSVs to train on "
                                              "(e.g. development's gender-swapped copy, entmem gap-gender-swap)"),
     rule: List[str] = typer.Option([], help="NAME=JSON, a decision rule of the resolver (gender_agreement, "
-                                   "binding_agreement), in force when its threshold is chosen; unnamed ones stay as "
-                                   "in the resolver it replaces, else as the factory's"),
+                                   "binding_agreement, gender_conditioning), in force when its threshold is chosen; "
+                                   "unnamed ones stay as in the resolver it replaces, else as the factory's"),
     encoder_layers: Optional[str] = typer.Option(None, help="Comma-separated layers of all-MiniLM-L6-v2 whose span "
                                                  "vectors the head also reads (e.g. 3,4,5; needs the transformers "
                                                  "extra), '' for none; default: as the resolver it replaces, else none"),
@@ -292,7 +293,7 @@ def add_pronoun_resolver(
     rules, design = {}, {"encoder_layers": [], "n_models": HeadTraining().n_models}
     if "pronoun_resolver" in nlp.component_names:  # a new head, the same decision rules and design
         old = nlp.get_pipe("pronoun_resolver").cfg
-        rules = {key: old[key] for key in RESOLVER_RULES}
+        rules = {key: old[key] for key in RESOLVER_RULES if key in old}
         design.update({key: old[key] for key in design if key in old})
         nlp.remove_pipe("pronoun_resolver")
     rules.update(named_rules)

@@ -318,13 +318,17 @@ def test_gap_queries_command_writes_queries_and_refuses_a_corpus_without_cluster
     doc.spans["coref_clusters_1"] = [doc[0:1], doc[5:6]]                # Mary, she
     doc.spans["coref_clusters_2"] = [doc[2:3], doc[8:9], doc[13:14]]    # Anna, Anna, she
     DocBin(docs=[doc]).to_disk(tmp_path / "gold.spacy")
-    result = runner.invoke(app, ["gap-queries", str(tmp_path / "gold.spacy"), str(tmp_path / "q.tsv")])
+    result = runner.invoke(app, ["gap-queries", str(tmp_path / "gold.spacy"), "--output", str(tmp_path / "q.tsv")])
     assert result.exit_code == 0, result.output
     assert "2 queries (A 1, B 1, neither 0)" in flat(result)
     assert [(row.a_coref, row.b_coref) for row in read_gap_rows(tmp_path / "q.tsv")] == [(True, False), (False, True)]
     DocBin(docs=[spacy.blank("en")("No clusters .")]).to_disk(tmp_path / "plain.spacy")
-    result = runner.invoke(app, ["gap-queries", str(tmp_path / "plain.spacy"), str(tmp_path / "none.tsv")])
-    assert result.exit_code == 1 and "no" in flat(result) and "coref_clusters_N" in flat(result)
-    result = runner.invoke(app, ["gap-queries", str(tmp_path / "gold.spacy"), str(tmp_path / "q.tsv"),
+    result = runner.invoke(app, ["gap-queries", str(tmp_path / "plain.spacy"), "-o", str(tmp_path / "none.tsv")])
+    assert result.exit_code == 1 and "none of the 1 documents" in flat(result) and "coref_clusters_N" in flat(result)
+    # several corpora are read as one: the same doc twice gives every query twice
+    result = runner.invoke(app, ["gap-queries", str(tmp_path / "gold.spacy"), str(tmp_path / "gold.spacy"),
+                                 "-o", str(tmp_path / "q2.tsv")])
+    assert result.exit_code == 0 and "4 queries (A 2, B 2, neither 0)" in flat(result), result.output
+    result = runner.invoke(app, ["gap-queries", str(tmp_path / "gold.spacy"), "-o", str(tmp_path / "q.tsv"),
                                  "--keep-neither", "2"])
     assert result.exit_code == 1 and "keep_neither must be in [0, 1]" in flat(result)

@@ -3,9 +3,9 @@ the pronoun resolver, in GAP's own format.
 
 GAP (Webster et al. 2018) pairs a third-person singular pronoun with two names of its gender, A before B, and
 says for each whether the pronoun refers to it. From a document with gold clusters the same query is read off:
-for a he / she pronoun (any form) whose entity is known to be of that gender, the most recent earlier name of
-its entity and the most recent earlier name of another entity of the same gender (a "yes" and a "no"), or two
-other entities' names (two "no"s, GAP's "neither"). A cluster's gender is that of its he / she pronouns, taken
+for a he / she pronoun (he, him, his, she, her, hers: GAP's forms, no reflexive) whose entity is known to be of
+that gender, the most recent earlier name of its entity and the most recent earlier name of another entity of
+the same gender (a "yes" and a "no"), or two other entities' names (two "no"s, GAP's "neither"). A cluster's gender is that of its he / she pronouns, taken
 only where they all agree; a name is a mention whose words are all capitalised, not a pronoun and not opening
 with an article. The text of a query runs from the sentence of its first name to the end of the pronoun's
 sentence, with line breaks and tabs made spaces (offsets unchanged).
@@ -29,17 +29,21 @@ from .gender_swap import write_gap_rows
 Mention = Tuple[int, int]
 GENDERED_PRONOUNS = {word: gender for word, (person, number, gender) in PRONOUNS.items()
                      if person == 3 and gender in (MASCULINE, FEMININE)}
+# the forms GAP asks about (and its scorer knows): no reflexives
+QUERY_PRONOUNS = frozenset("he him his she her hers".split())
 
 
 @dataclass
 class QuerySettings:
     """How queries are read from a document: the longest text (tokens), how far before the pronoun a name may
-    stand (tokens), the share of "neither" queries kept and the seed that picks them."""
+    stand (tokens), the share of "neither" queries kept and the seed that picks them; with ``other_gender`` the
+    second name is one of the other gender (a mixed pair, which GAP never asks about; no "neither" queries)."""
 
     max_tokens: int = 160
     max_distance: int = 120
     keep_neither: float = 0.3
     seed: int = 0
+    other_gender: bool = False
 
     def __post_init__(self):
         if not 0.0 <= self.keep_neither <= 1.0:
@@ -75,16 +79,18 @@ def query_rows(doc: Doc, clusters: Sequence[Sequence[Mention]], doc_id: str,
     names = sorted((m, entity_of[m]) for m in entity_of if gender[entity_of[m]] is not None and is_name(doc, m))
     for (start, end), entity in sorted(entity_of.items()):
         word = doc[start].lower_
-        if end - start != 1 or word not in GENDERED_PRONOUNS or gender[entity] != GENDERED_PRONOUNS[word]:
+        if end - start != 1 or word not in QUERY_PRONOUNS or gender[entity] != GENDERED_PRONOUNS[word]:
             continue
         latest: Dict[int, Mention] = {}  # entity -> its latest name before the pronoun, within reach
         for mention, name_entity in names:
             if mention[1] > start:
                 break
-            if start - mention[0] <= settings.max_distance and gender[name_entity] == gender[entity]:
+            mixed = gender[name_entity] != gender[entity]
+            if start - mention[0] <= settings.max_distance and (name_entity == entity or
+                                                                 mixed == settings.other_gender):
                 latest[name_entity] = mention
         own = latest.pop(entity, None)
-        if not latest or (own is None and len(latest) < 2):
+        if not latest or (own is None and (settings.other_gender or len(latest) < 2)):
             continue
         if own is None and rng.random() >= settings.keep_neither:
             continue
@@ -135,16 +141,16 @@ def corpus_query_rows(docs: Iterable[Doc], clusters: Iterable[Sequence[Sequence[
         yield from query_rows(doc, doc_clusters, str(doc_id), settings)
 
 
-def write_corpus_queries(vocab: Vocab, corpus: Path, output_tsv: Path, settings: QuerySettings = QuerySettings(),
-                         prefix: str = "coref_clusters") -> Counter:
-    """Write the queries of a ``.spacy`` corpus with gold clusters (``<prefix>_N`` span groups) as a GAP TSV;
-    counts of rows by answer ("A", "B", "neither")."""
-    docs = list(DocBin().from_disk(corpus).get_docs(vocab))
+def write_corpus_queries(vocab: Vocab, corpora: Sequence[Path], output_tsv: Path,
+                         settings: QuerySettings = QuerySettings(), prefix: str = "coref_clusters") -> Counter:
+    """Write the queries of ``.spacy`` corpora with gold clusters (``<prefix>_N`` span groups), read as one, as a
+    GAP TSV; counts of rows by answer ("A", "B", "neither")."""
+    docs = [doc for corpus in corpora for doc in DocBin().from_disk(corpus).get_docs(vocab)]
     clusters = [[[(span.start, span.end) for span in doc.spans[key]] for _, key in cluster_groups(doc, prefix)]
                 for doc in docs]
     if not any(clusters):
-        raise ValueError(f"[spacy-entmem] {corpus}: none of its {len(docs)} documents has '{prefix}_N' span "
-                         "groups (gold clusters)")
+        raise ValueError(f"[spacy-entmem] {', '.join(map(str, corpora))}: none of the {len(docs)} documents has "
+                         f"'{prefix}_N' span groups (gold clusters)")
     rows = list(corpus_query_rows(docs, clusters, settings))
     output_tsv.parent.mkdir(parents=True, exist_ok=True)
     write_gap_rows(output_tsv, rows)

@@ -76,10 +76,18 @@ def test_a_corpus_round_trips_to_a_gap_tsv_and_one_without_clusters_is_refused(t
     for i, cluster in enumerate(clusters, start=1):
         doc.spans[f"coref_clusters_{i}"] = [doc[s:e] for s, e in cluster]
     DocBin(docs=[doc], store_user_data=True).to_disk(tmp_path / "gold.spacy")
-    counts = write_corpus_queries(doc.vocab, tmp_path / "gold.spacy", tmp_path / "q.tsv")
+    counts = write_corpus_queries(doc.vocab, [tmp_path / "gold.spacy"], tmp_path / "q.tsv")
     assert counts == {"A": 1, "B": 1}
     rows = list(read_gap_rows(tmp_path / "q.tsv"))  # the reader checks every span's text at its offset
     assert [(r.a_coref, r.b_coref) for r in rows] == [(True, False), (False, True)]
     DocBin(docs=[spacy.blank("en")("No clusters here .")]).to_disk(tmp_path / "plain.spacy")
-    with pytest.raises(ValueError, match="plain.spacy: none of its 1 documents has 'coref_clusters_N'"):
-        write_corpus_queries(doc.vocab, tmp_path / "plain.spacy", tmp_path / "none.tsv")
+    with pytest.raises(ValueError, match="plain.spacy: none of the 1 documents has 'coref_clusters_N'"):
+        write_corpus_queries(doc.vocab, [tmp_path / "plain.spacy"], tmp_path / "none.tsv")
+
+
+def test_other_gender_queries_pair_the_entity_name_with_a_name_of_the_other_gender():
+    doc, clusters = annotated()
+    rows = list(query_rows(doc, clusters, "doc", QuerySettings(other_gender=True)))
+    # only "He" (Tom) has a name of its own and one of the other gender before it (Anna, the latest feminine one)
+    assert [(r.spans[0][1], r.spans[1][1], r.spans[2][1], r.a_coref, r.b_coref) for r in rows] == [
+        ("He", "Anna", "Tom", False, True)]

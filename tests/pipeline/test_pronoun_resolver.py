@@ -27,15 +27,34 @@ def test_the_shipped_resolver_answers_the_turing_queries(nlp):
     assert she[0] == 0.0 and his[1] == 0.0 and her[0] == 0.0
 
 
+def test_gender_conditioning_gives_the_one_name_a_mixed_pair_leaves_its_due(nlp):
+    resolver = nlp.get_pipe("pronoun_resolver")
+    doc, ranges = annotate_query(nlp, TEXT, chars("She"), chars("Alan Turing"), chars("Joan Clarke"))
+    assert resolver.cfg["gender_conditioning"] is True  # shipped on
+    conditioned = resolver.resolve(doc, *ranges)
+    resolver.cfg["gender_agreement"] = False
+    raw = resolver.resolve(doc, *ranges)
+    resolver.cfg["gender_agreement"], resolver.cfg["gender_conditioning"] = True, False
+    try:
+        unconditioned = resolver.resolve(doc, *ranges)
+    finally:
+        resolver.cfg["gender_conditioning"] = True
+    # "Alan Turing" cannot be "She": Joan Clarke's probability is read given that, P / (1 - P(Alan Turing))
+    assert unconditioned == (0.0, raw[1]) and conditioned[0] == 0.0
+    assert conditioned[1] == pytest.approx(min(1.0, raw[1] / (1.0 - raw[0])), rel=1e-5)
+    assert conditioned[1] >= resolver.cfg["threshold"] > unconditioned[1]
+
+
 def test_without_gender_agreement_the_head_decides_alone(nlp):
     resolver = nlp.get_pipe("pronoun_resolver")
     doc, ranges = annotate_query(nlp, TEXT, chars("She"), chars("Alan Turing"), chars("Joan Clarke"))
-    resolver.cfg["gender_agreement"] = False
+    resolver.cfg["gender_agreement"], resolver.cfg["gender_conditioning"] = False, False
     try:
         raw = resolver.resolve(doc, *ranges)
-    finally:
         resolver.cfg["gender_agreement"] = True
-    agreed = resolver.resolve(doc, *ranges)
+        agreed = resolver.resolve(doc, *ranges)
+    finally:
+        resolver.cfg["gender_agreement"], resolver.cfg["gender_conditioning"] = True, True
     assert raw[0] > 0.0 and agreed == (0.0, raw[1])
 
 
@@ -88,9 +107,10 @@ def test_bytes_and_disk_round_trips_give_the_same_answers(nlp, tmp_path):
     resolver = nlp.get_pipe("pronoun_resolver")
     doc, ranges = annotate_query(nlp, TEXT, chars("his"), chars("Alan Turing"), chars("Joan Clarke"))
     expected = resolver.resolve(doc, *ranges)
-    from_bytes = PronounResolver().from_bytes(resolver.to_bytes())
+    rules = {key: resolver.cfg[key] for key in ("gender_agreement", "binding_agreement", "gender_conditioning")}
+    from_bytes = PronounResolver(**rules).from_bytes(resolver.to_bytes())  # rules come from the config
     resolver.to_disk(tmp_path / "resolver")
-    from_disk = PronounResolver().from_disk(tmp_path / "resolver")
+    from_disk = PronounResolver(**rules).from_disk(tmp_path / "resolver")
     for copy in (from_bytes, from_disk):  # the encoder's layers are restored with the head they were trained for
         assert copy.cfg["input_width"] == resolver.cfg["input_width"]
         assert copy.cfg["encoder_layers"] == [3, 4, 5] and copy.encoder.layers == [3, 4, 5]
