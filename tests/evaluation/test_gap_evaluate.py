@@ -133,7 +133,8 @@ def test_add_pronoun_resolver_trains_chooses_a_threshold_and_swaps(small_gap, tm
     assert nlp.pipe_names[-1] == "pronoun_resolver" and resolver.cfg["trained_on"] == "small.tsv + small.tsv"
     # the shipped resolver's decision rules and design carry over to the retrained one (the factory default is off)
     assert resolver.cfg["binding_agreement"] is True and resolver.cfg["gender_agreement"] is True
-    assert resolver.cfg["encoder_layers"] == [3, 4, 5] and resolver.cfg["n_models"] == 15
+    assert resolver.cfg["encoder_layers"] == [] and resolver.cfg["n_models"] == 5
+    assert resolver.cfg["gender_conditioning"] is True
     chosen = evaluate_gap(nlp, small_gap, small_gap, tmp_path / "scores")["threshold"]
     assert resolver.cfg["threshold"] == chosen
     assert not (tmp_path / "default.staging").exists()
@@ -146,9 +147,15 @@ def test_add_pronoun_resolver_trains_chooses_a_threshold_and_swaps(small_gap, tm
     result = CliRunner().invoke(maintainer_app, ["add-pronoun-resolver", str(small_gap), str(small_gap),
                                                  "--target", str(target), "--rule", "threshold=0.2"])
     assert result.exit_code == 1 and "expected NAME=VALUE" in " ".join(result.output.split()), result.output
-    # the design can be named: no encoder, two members (the memory's and position features only)
+    # the design can be named: MiniLM's layer-4 span vectors too, two members; then none again
     result = CliRunner().invoke(maintainer_app, ["add-pronoun-resolver", str(small_gap), str(small_gap),
-                                                 "--target", str(target), "--encoder-layers", "", "--n-models", "2"])
+                                                 "--target", str(target), "--encoder-layers", "4", "--n-models", "2"])
+    assert result.exit_code == 0, result.output
+    resolver = spacy.load(target).get_pipe("pronoun_resolver")
+    assert resolver.cfg["encoder_layers"] == [4] and resolver.encoder.layers == [4] and resolver.cfg["n_models"] == 2
+    assert resolver.cfg["input_width"] == 1466 + 2 * 384
+    result = CliRunner().invoke(maintainer_app, ["add-pronoun-resolver", str(small_gap), str(small_gap),
+                                                 "--target", str(target), "--encoder-layers", ""])
     assert result.exit_code == 0, result.output
     resolver = spacy.load(target).get_pipe("pronoun_resolver")
     assert resolver.cfg["encoder_layers"] == [] and resolver.encoder is None and resolver.cfg["n_models"] == 2

@@ -73,14 +73,22 @@ def test_binding_agreement_keeps_an_object_pronoun_from_its_clause_subject(nlp):
         resolver.cfg["binding_agreement"] = True
 
 
-def test_the_shipped_resolver_reads_the_span_encoders_vectors_too(nlp):
-    resolver = nlp.get_pipe("pronoun_resolver")
+def test_a_resolver_with_encoder_layers_reads_span_vectors_too_and_keeps_its_layers(nlp, tmp_path):
+    shipped = nlp.get_pipe("pronoun_resolver")
+    assert shipped.cfg["encoder_layers"] == [] and shipped.encoder is None  # the shipped one reads none
     doc, ranges = annotate_query(nlp, TEXT, chars("his"), chars("Alan Turing"), chars("Joan Clarke"))
-    assert resolver.cfg["encoder_layers"] == [3, 4, 5] and resolver.encoder is not None
-    plain, rows = query_features(doc, *ranges), query_rows(doc, *ranges, resolver.encoder)
-    assert rows.shape == (2, plain.shape[1] + 2 * 384) == (2, resolver.head.input_width)
+    plain = query_features(doc, *ranges)
+    numpy.testing.assert_array_equal(query_rows(doc, *ranges), plain)
+    reading = PronounResolver(encoder_layers=[3, 4, 5])
+    rows = query_rows(doc, *ranges, reading.encoder)
+    assert rows.shape == (2, plain.shape[1] + 2 * 384)
     numpy.testing.assert_array_equal(rows[:, :plain.shape[1]], plain)
-    numpy.testing.assert_array_equal(query_rows(doc, *ranges), plain)  # no encoder: the memory's features only
+    reading.set_head(PairHead(rows.shape[1], 4, 1))
+    expected = reading.resolve(doc, *ranges)
+    reading.to_disk(tmp_path / "reading")
+    copy = PronounResolver().from_disk(tmp_path / "reading")  # the layers come back with the head they fit
+    assert copy.cfg["encoder_layers"] == [3, 4, 5] and copy.encoder.layers == [3, 4, 5]
+    assert copy.resolve(doc, *ranges) == expected
 
 
 def test_a_query_span_group_gets_the_answers_in_its_attrs(nlp):
@@ -111,9 +119,8 @@ def test_bytes_and_disk_round_trips_give_the_same_answers(nlp, tmp_path):
     from_bytes = PronounResolver(**rules).from_bytes(resolver.to_bytes())  # rules come from the config
     resolver.to_disk(tmp_path / "resolver")
     from_disk = PronounResolver(**rules).from_disk(tmp_path / "resolver")
-    for copy in (from_bytes, from_disk):  # the encoder's layers are restored with the head they were trained for
+    for copy in (from_bytes, from_disk):
         assert copy.cfg["input_width"] == resolver.cfg["input_width"]
-        assert copy.cfg["encoder_layers"] == [3, 4, 5] and copy.encoder.layers == [3, 4, 5]
         assert copy.resolve(doc, *ranges) == expected
 
 
