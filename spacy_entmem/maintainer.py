@@ -242,7 +242,7 @@ def set_decisions(
     msg.good(f"{target}: " + "; ".join(f"{name} {values}" for name, values in by_name.items()))
 
 
-RESOLVER_RULES = ("gender_agreement", "binding_agreement", "gender_conditioning")  # what a retrained resolver
+RESOLVER_RULES = ("gender_agreement", "binding_agreement", "rule_conditioning")  # what a retrained resolver
 # keeps from the old one
 
 
@@ -256,7 +256,7 @@ def add_pronoun_resolver(
     also_train_on: List[Path] = typer.Option([], exists=True, dir_okay=False, help="More GAP TSVs to train on "
                                              "(e.g. development's gender-swapped copy, entmem gap-gender-swap)"),
     rule: List[str] = typer.Option([], help="NAME=JSON, a decision rule of the resolver (gender_agreement, "
-                                   "binding_agreement, gender_conditioning), in force when its threshold is chosen; "
+                                   "binding_agreement, rule_conditioning), in force when its threshold is chosen; "
                                    "unnamed ones stay as in the resolver it replaces, else as the factory's"),
     encoder_layers: Optional[str] = typer.Option(None, help="Comma-separated layers of all-MiniLM-L6-v2 whose span "
                                                  "vectors the head also reads (e.g. 3,4,5; needs the transformers "

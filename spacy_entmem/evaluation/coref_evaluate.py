@@ -97,7 +97,7 @@ DECISION_SETTINGS = {
     "name_continuity": ("entity_memory", "name_continuity"),
     "resolver_binding_agreement": ("pronoun_resolver", "binding_agreement"),
     "resolver_gender_agreement": ("pronoun_resolver", "gender_agreement"),
-    "resolver_gender_conditioning": ("pronoun_resolver", "gender_conditioning"),
+    "resolver_rule_conditioning": ("pronoun_resolver", "rule_conditioning"),
     "narrator_continuity": ("entity_memory", "narrator_continuity"),
     "speaker_continuity": ("entity_memory", "speaker_continuity"),
     "apposition_continuity": ("entity_memory", "apposition_continuity"),

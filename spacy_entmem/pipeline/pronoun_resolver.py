@@ -35,13 +35,13 @@ STATE_KEYS = ("input_width", "hidden_width", "n_models", "trained_on", "encoder_
     assigns=["doc.spans"],
     requires=["doc._.entity_memory_log", "doc.tensor"],
     default_config={"query_key": "gap", "threshold": 0.5, "gender_agreement": True, "binding_agreement": False,
-                    "gender_conditioning": False, "encoder_layers": []},
+                    "rule_conditioning": False, "encoder_layers": []},
 )
 def make_pronoun_resolver(nlp: Language, name: str, query_key: str, threshold: float,
-                          gender_agreement: bool, binding_agreement: bool = False, gender_conditioning: bool = False,
+                          gender_agreement: bool, binding_agreement: bool = False, rule_conditioning: bool = False,
                           encoder_layers: Sequence[int] = ()) -> "PronounResolver":
     return PronounResolver(name, query_key=query_key, threshold=threshold, gender_agreement=gender_agreement,
-                           binding_agreement=binding_agreement, gender_conditioning=gender_conditioning,
+                           binding_agreement=binding_agreement, rule_conditioning=rule_conditioning,
                            encoder_layers=encoder_layers)
 
 
@@ -50,21 +50,21 @@ class PronounResolver:
     ``gender_agreement`` a he / she pronoun gets probability 0 for a candidate whose title, kinship word or given
     name (the packaged lexicon) has the other gender: GAP pairs a pronoun with two names of its own gender, so
     the head never saw such a pair. With ``binding_agreement`` an object pronoun gets probability 0 for the
-    subject of its own clause ("Cobb allegedly choked her": not Cobb; ``binding``). With ``gender_conditioning``
-    (and ``gender_agreement``), where exactly one candidate has the other gender, the remaining one's probability
-    is conditioned on that: P / (1 − P(other)), the head's two answers read as excluding each other; the head
-    learnt from GAP, whose two names always share the pronoun's gender, so alone it underrates the one name a
-    mixed pair leaves ("Alan Turing met Joan Clarke. She …"). With ``encoder_layers`` the head also reads the
-    span vectors of a frozen sentence encoder's layers (``span_encoder``)."""
+    subject of its own clause ("Cobb allegedly choked her": not Cobb; ``binding``). With ``rule_conditioning``,
+    where these rules rule out exactly one candidate, the other's probability is conditioned on that: P / (1 −
+    P(ruled out)), the head's two answers read as excluding each other; the head learnt from GAP, whose two names
+    always share the pronoun's gender, so alone it underrates the one name a mixed pair leaves ("Alan Turing met
+    Joan Clarke. She …"). With ``encoder_layers`` the head also reads the span vectors of a frozen sentence
+    encoder's layers (``span_encoder``)."""
 
     def __init__(self, name: str = "pronoun_resolver", *, query_key: str = "gap", threshold: float = 0.5,
-                 gender_agreement: bool = True, binding_agreement: bool = False, gender_conditioning: bool = False,
+                 gender_agreement: bool = True, binding_agreement: bool = False, rule_conditioning: bool = False,
                  encoder_layers: Sequence[int] = ()):
         if not 0.0 <= threshold <= 1.0:
             raise ValueError(f"[spacy-entmem] {name}: threshold must be in [0, 1], got {threshold}")
         self.name = name
         self.cfg: Dict = {"query_key": query_key, "threshold": threshold, "gender_agreement": bool(gender_agreement),
-                          "binding_agreement": bool(binding_agreement), "gender_conditioning": bool(gender_conditioning),
+                          "binding_agreement": bool(binding_agreement), "rule_conditioning": bool(rule_conditioning),
                           "encoder_layers": [int(layer) for layer in encoder_layers]}
         self.head: Optional[PairHead] = None
         self.encoder: Optional[SpanEncoder] = SpanEncoder(encoder_layers) if encoder_layers else None
@@ -86,14 +86,16 @@ class PronounResolver:
         probabilities = self.head.predict(rows)
         if self.cfg["gender_agreement"] or self.cfg["binding_agreement"]:
             attrs = mention_attributes(doc, [pronoun, a, b], StringIds(), packaged_name_genders())
+            ruled_out = numpy.zeros(2, dtype=bool)
             if self.cfg["gender_agreement"]:
-                disagree = gender_disagreements(attrs)
-                if self.cfg.get("gender_conditioning", False) and disagree.sum() == 1:
-                    probabilities[~disagree] = numpy.minimum(
-                        1.0, probabilities[~disagree] / max(1.0 - float(probabilities[disagree][0]), 1e-6))
-                probabilities[disagree] = 0.0
+                ruled_out |= gender_disagreements(attrs)
             if self.cfg["binding_agreement"]:
-                probabilities[bound_candidates(attrs[0], (a, b))] = 0.0
+                ruled_out |= bound_candidates(attrs[0], (a, b))
+            if self.cfg.get("rule_conditioning", False) and ruled_out.sum() == 1:
+                # the head's two answers read as excluding each other: P(the other | this one ruled out)
+                probabilities[~ruled_out] = numpy.minimum(
+                    1.0, probabilities[~ruled_out] / max(1.0 - float(probabilities[ruled_out][0]), 1e-6))
+            probabilities[ruled_out] = 0.0
         probability_a, probability_b = probabilities.tolist()
         return probability_a, probability_b
 

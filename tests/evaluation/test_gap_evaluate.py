@@ -134,7 +134,7 @@ def test_add_pronoun_resolver_trains_chooses_a_threshold_and_swaps(small_gap, tm
     # the shipped resolver's decision rules and design carry over to the retrained one (the factory default is off)
     assert resolver.cfg["binding_agreement"] is True and resolver.cfg["gender_agreement"] is True
     assert resolver.cfg["encoder_layers"] == [] and resolver.cfg["n_models"] == 5
-    assert resolver.cfg["gender_conditioning"] is True
+    assert resolver.cfg["rule_conditioning"] is True
     chosen = evaluate_gap(nlp, small_gap, small_gap, tmp_path / "scores")["threshold"]
     assert resolver.cfg["threshold"] == chosen
     assert not (tmp_path / "default.staging").exists()

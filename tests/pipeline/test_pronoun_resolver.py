@@ -27,18 +27,18 @@ def test_the_shipped_resolver_answers_the_turing_queries(nlp):
     assert she[0] == 0.0 and his[1] == 0.0 and her[0] == 0.0
 
 
-def test_gender_conditioning_gives_the_one_name_a_mixed_pair_leaves_its_due(nlp):
+def test_rule_conditioning_gives_the_one_name_a_mixed_pair_leaves_its_due(nlp):
     resolver = nlp.get_pipe("pronoun_resolver")
     doc, ranges = annotate_query(nlp, TEXT, chars("She"), chars("Alan Turing"), chars("Joan Clarke"))
-    assert resolver.cfg["gender_conditioning"] is True  # shipped on
+    assert resolver.cfg["rule_conditioning"] is True  # shipped on
     conditioned = resolver.resolve(doc, *ranges)
     resolver.cfg["gender_agreement"] = False
     raw = resolver.resolve(doc, *ranges)
-    resolver.cfg["gender_agreement"], resolver.cfg["gender_conditioning"] = True, False
+    resolver.cfg["gender_agreement"], resolver.cfg["rule_conditioning"] = True, False
     try:
         unconditioned = resolver.resolve(doc, *ranges)
     finally:
-        resolver.cfg["gender_conditioning"] = True
+        resolver.cfg["rule_conditioning"] = True
     # "Alan Turing" cannot be "She": Joan Clarke's probability is read given that, P / (1 - P(Alan Turing))
     assert unconditioned == (0.0, raw[1]) and conditioned[0] == 0.0
     assert conditioned[1] == pytest.approx(min(1.0, raw[1] / (1.0 - raw[0])), rel=1e-5)
@@ -48,13 +48,13 @@ def test_gender_conditioning_gives_the_one_name_a_mixed_pair_leaves_its_due(nlp)
 def test_without_gender_agreement_the_head_decides_alone(nlp):
     resolver = nlp.get_pipe("pronoun_resolver")
     doc, ranges = annotate_query(nlp, TEXT, chars("She"), chars("Alan Turing"), chars("Joan Clarke"))
-    resolver.cfg["gender_agreement"], resolver.cfg["gender_conditioning"] = False, False
+    resolver.cfg["gender_agreement"], resolver.cfg["rule_conditioning"] = False, False
     try:
         raw = resolver.resolve(doc, *ranges)
         resolver.cfg["gender_agreement"] = True
         agreed = resolver.resolve(doc, *ranges)
     finally:
-        resolver.cfg["gender_agreement"], resolver.cfg["gender_conditioning"] = True, True
+        resolver.cfg["gender_agreement"], resolver.cfg["rule_conditioning"] = True, True
     assert raw[0] > 0.0 and agreed == (0.0, raw[1])
 
 
@@ -65,12 +65,16 @@ def test_binding_agreement_keeps_an_object_pronoun_from_its_clause_subject(nlp):
     doc, ranges = annotate_query(nlp, text, chars("her", text), chars("Joan Clarke", text), (batey, batey + 5))
     assert [token.tag_ for token in doc[ranges[2][1]: ranges[0][1]]] == ["RB", "VBD", "PRP"]
     assert resolver.cfg["binding_agreement"] is True  # shipped on
-    assert resolver.resolve(doc, *ranges)[1] == 0.0  # "her" is not the Batey who visits
+    bound = resolver.resolve(doc, *ranges)
+    assert bound[1] == 0.0  # "her" is not the Batey who visits
     resolver.cfg["binding_agreement"] = False
     try:
-        assert resolver.resolve(doc, *ranges)[1] > 0.0
+        free = resolver.resolve(doc, *ranges)
+        assert free[1] > 0.0
     finally:
         resolver.cfg["binding_agreement"] = True
+    # with Batey ruled out, Joan Clarke's probability is read given that (rule_conditioning, shipped on)
+    assert bound[0] == pytest.approx(min(1.0, free[0] / (1.0 - free[1])), rel=1e-5) and bound[0] > free[0]
 
 
 def test_a_resolver_with_encoder_layers_reads_span_vectors_too_and_keeps_its_layers(nlp, tmp_path):
@@ -115,7 +119,7 @@ def test_bytes_and_disk_round_trips_give_the_same_answers(nlp, tmp_path):
     resolver = nlp.get_pipe("pronoun_resolver")
     doc, ranges = annotate_query(nlp, TEXT, chars("his"), chars("Alan Turing"), chars("Joan Clarke"))
     expected = resolver.resolve(doc, *ranges)
-    rules = {key: resolver.cfg[key] for key in ("gender_agreement", "binding_agreement", "gender_conditioning")}
+    rules = {key: resolver.cfg[key] for key in ("gender_agreement", "binding_agreement", "rule_conditioning")}
     from_bytes = PronounResolver(**rules).from_bytes(resolver.to_bytes())  # rules come from the config
     resolver.to_disk(tmp_path / "resolver")
     from_disk = PronounResolver(**rules).from_disk(tmp_path / "resolver")
