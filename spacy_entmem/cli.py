@@ -100,8 +100,8 @@ def gap_queries(
         counts = write_corpus_queries(spacy.blank("en").vocab, corpus, output, settings)
     except ValueError as error:
         msg.fail(str(error), exits=1)
-    msg.good(f"{', '.join(map(str, corpus))} -> {output}: {sum(counts.values())} queries (A {counts['A']}, B {counts['B']}, "
-             f"neither {counts['neither']})")
+    msg.good(f"{', '.join(map(str, corpus))} -> {output}: {sum(counts.values())} queries "
+             f"(A {counts['A']}, B {counts['B']}, neither {counts['neither']})")
 
 
 def _print_counts(counts) -> None:

@@ -260,7 +260,8 @@ def add_pronoun_resolver(
                                    "unnamed ones stay as in the resolver it replaces, else as the factory's"),
     encoder_layers: Optional[str] = typer.Option(None, help="Comma-separated layers of all-MiniLM-L6-v2 whose span "
                                                  "vectors the head also reads (e.g. 3,4,5; needs the transformers "
-                                                 "extra), '' for none; default: as the resolver it replaces, else none"),
+                                                 "extra), '' for none; default: as the resolver it replaces, else "
+                                                 "none"),
     n_models: Optional[int] = typer.Option(None, help="Members of the head's ensemble; default: as the resolver it "
                                            "replaces, else 5"),
 ) -> None:

@@ -9,11 +9,7 @@ import spacy
 from spacy.tokens import DocBin
 
 from spacy_entmem.evaluation.coref_metrics import CorefScorer
-from spacy_entmem.training.targets import cluster_groups
-
-
-def clusters(doc):
-    return [[(s.start, s.end) for s in doc.spans[key]] for _, key in cluster_groups(doc)]
+from spacy_entmem.training.targets import gold_clusters
 
 
 def main(gold_path, predicted_path, speed_path, ours_path, long_path) -> None:
@@ -26,7 +22,7 @@ def main(gold_path, predicted_path, speed_path, ours_path, long_path) -> None:
     for singletons in (True, False):
         scorer = CorefScorer(keep_singletons=singletons)
         for gold, pred in zip(golds, predicted):
-            scorer.add(clusters(gold), clusters(pred))
+            scorer.add(gold_clusters(gold), gold_clusters(pred))
         scores[singletons] = scorer.scores()
     speed = json.load(open(speed_path))
     ours = json.load(open(ours_path))

@@ -5,10 +5,11 @@ GAP (Webster et al. 2018) pairs a third-person singular pronoun with two names o
 says for each whether the pronoun refers to it. From a document with gold clusters the same query is read off:
 for a he / she pronoun (he, him, his, she, her, hers: GAP's forms, no reflexive) whose entity is known to be of
 that gender, the most recent earlier name of its entity and the most recent earlier name of another entity of
-the same gender (a "yes" and a "no"), or two other entities' names (two "no"s, GAP's "neither"). A cluster's gender is that of its he / she pronouns, taken
-only where they all agree; a name is a mention whose words are all capitalised, not a pronoun and not opening
-with an article. The text of a query runs from the sentence of its first name to the end of the pronoun's
-sentence, with line breaks and tabs made spaces (offsets unchanged).
+the same gender (a "yes" and a "no"), or two other entities' names (two "no"s, GAP's "neither"). A cluster's
+gender is that of its he / she pronouns, taken only where they all agree; a name is a mention whose words are
+all capitalised, not a pronoun and not opening with an article. The text of a query runs from the sentence of
+its first name to the end of the pronoun's sentence, with line breaks and tabs made spaces (offsets unchanged).
+With ``QuerySettings.other_gender`` the second name is one of the other gender instead (a mixed pair).
 """
 import random
 from collections import Counter
@@ -21,7 +22,7 @@ from spacy.vocab import Vocab
 
 from ..pipeline.mention_attributes import FEMININE, LEADING_WORDS, MASCULINE, PRONOUNS
 from ..pipeline.sentences import sentence_lengths
-from ..training.targets import cluster_groups
+from ..training.targets import gold_clusters
 from .docs import DOC_ID
 from .gap import GapRow
 from .gender_swap import write_gap_rows
@@ -117,8 +118,8 @@ def _row(doc: Doc, pronoun: Mention, pair: List[Mention], own: Optional[Mention]
     last = pronoun[1]
     while last < len(doc) and starts[last] == starts[pronoun[0]]:
         last += 1
-    if last - first > max_tokens:
-        first = min(pair[0][0], max(starts[pair[0][0]], last - max_tokens))
+    if last - first > max_tokens:  # cut the first name's sentence, never the name
+        first = min(pair[0][0], last - max_tokens)
         if last - first > max_tokens:
             return None
     offset = doc[first].idx
@@ -146,8 +147,7 @@ def write_corpus_queries(vocab: Vocab, corpora: Sequence[Path], output_tsv: Path
     """Write the queries of ``.spacy`` corpora with gold clusters (``<prefix>_N`` span groups), read as one, as a
     GAP TSV; counts of rows by answer ("A", "B", "neither")."""
     docs = [doc for corpus in corpora for doc in DocBin().from_disk(corpus).get_docs(vocab)]
-    clusters = [[[(span.start, span.end) for span in doc.spans[key]] for _, key in cluster_groups(doc, prefix)]
-                for doc in docs]
+    clusters = [gold_clusters(doc, prefix) for doc in docs]
     if not any(clusters):
         raise ValueError(f"[spacy-entmem] {', '.join(map(str, corpora))}: none of the {len(docs)} documents has "
                          f"'{prefix}_N' span groups (gold clusters)")

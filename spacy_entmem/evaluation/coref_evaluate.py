@@ -18,7 +18,7 @@ from ..pipeline.memory_log import decode_actions
 from .rule_baseline import singleton_clusters, string_match_clusters
 from .scorers import predicted_clusters, score_entity_memory
 from ..pipeline.span_proposals import CANDIDATES_KEY
-from ..training.targets import cluster_groups
+from ..training.targets import gold_clusters
 
 
 def _sentence_lengths(doc: Doc) -> List[int]:
@@ -27,10 +27,6 @@ def _sentence_lengths(doc: Doc) -> List[int]:
     if doc.has_annotation("SENT_START"):
         return sentence_lengths_from_flags([bool(t.is_sent_start) for t in doc])
     return [len(doc)]
-
-
-def gold_clusters(doc: Doc, prefix: str = "coref_clusters") -> List[List[tuple]]:
-    return [[(s.start, s.end) for s in doc.spans[key]] for _, key in cluster_groups(doc, prefix)]
 
 
 THRESHOLDS = tuple(round(0.1 * i, 1) for i in range(1, 10)) + (0.95, 0.97, 0.98, 0.99, 0.995, 0.998, 0.999)

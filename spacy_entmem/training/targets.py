@@ -64,6 +64,11 @@ def cluster_groups(doc: Doc, prefix: str = "coref_clusters") -> List[Tuple[int, 
     return sorted(found)
 
 
+def gold_clusters(doc: Doc, prefix: str = "coref_clusters") -> List[List[Tuple[int, int]]]:
+    """The (start, end) token ranges of each ``{prefix}_N`` cluster of a doc, in cluster order."""
+    return [[(s.start, s.end) for s in doc.spans[key]] for _, key in cluster_groups(doc, prefix)]
+
+
 def find_gap_group(doc: Doc, key: str = "gap"):
     group = doc.spans.get(key)
     if group is not None and group.attrs.get(SPARSE_ATTR):
