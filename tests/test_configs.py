@@ -110,13 +110,15 @@ def test_full_coreference_configs_train_offline_and_load(mixed_corpus, tmp_path)
         assert log["spans"].shape == (len(doc.spans["mention_candidates"]), 2)
 
 
-def test_memory_width_config_trains_a_fresh_memory_of_that_width_over_the_frozen_default(mixed_corpus, tmp_path):
-    """memory_width.cfg sources the shipped tok2vec and span finder (their weights stay as shipped) and trains
-    a new memory of the width given."""
+@pytest.mark.parametrize("config", ["memory_width.cfg", "coref_memory_no_gap.cfg"])
+def test_fresh_memory_configs_train_a_memory_of_the_width_given_over_the_frozen_default(config, mixed_corpus,
+                                                                                        tmp_path):
+    """memory_width.cfg and coref_memory_no_gap.cfg source the shipped tok2vec and span finder (their weights
+    stay as shipped) and train a new memory of the width given."""
     import spacy_entmem
     from spacy_entmem.models.memory import torch_memory
 
-    result = spacy_train(CONFIGS / "memory_width.cfg", mixed_corpus, tmp_path, "--paths.base",
+    result = spacy_train(CONFIGS / config, mixed_corpus, tmp_path, "--paths.base",
                          str(spacy_entmem.DEFAULT_PIPELINE), "--components.entity_memory.model.hidden_width",
                          "24", "--components.entity_memory.model.mlp_width", "16")
     assert result.returncode == 0, result.stdout + result.stderr
@@ -124,6 +126,10 @@ def test_memory_width_config_trains_a_fresh_memory_of_that_width_over_the_frozen
     memory = torch_memory(trained.get_pipe("entity_memory").model)
     assert memory.hidden_width == 24 and memory.similarity_mlp.token_proj.out_features == 16
     assert_components_as_shipped(trained, shipped, ("tok2vec", "span_finder"))
+    if config == "coref_memory_no_gap.cfg":  # every shipped decision setting: it can stand in the shipped pipeline
+        ours, theirs = trained.get_pipe("entity_memory").cfg, shipped.get_pipe("entity_memory").cfg
+        assert {k: v for k, v in ours.items() if k != "examples_seen"} == \
+            {k: v for k, v in theirs.items() if k != "examples_seen"}
 
 
 def assert_components_as_shipped(trained, shipped, names=("tok2vec", "tagger", "span_finder")) -> None:
