@@ -91,7 +91,7 @@ class PronounResolver:
                 ruled_out |= gender_disagreements(attrs)
             if self.cfg["binding_agreement"]:
                 ruled_out |= bound_candidates(attrs[0], (a, b))
-            if self.cfg.get("rule_conditioning", False) and ruled_out.sum() == 1:
+            if self.cfg["rule_conditioning"] and ruled_out.sum() == 1:
                 # the head's two answers read as excluding each other: P(the other | this one ruled out)
                 probabilities[~ruled_out] = numpy.minimum(
                     1.0, probabilities[~ruled_out] / max(1.0 - float(probabilities[ruled_out][0]), 1e-6))
@@ -128,7 +128,7 @@ class PronounResolver:
         head = PairHead(self.cfg["input_width"], self.cfg["hidden_width"], self.cfg["n_models"])
         head.load_state_dict(torch.load(io.BytesIO(data), weights_only=True))
         self.head = head.eval()
-        layers = self.cfg.get("encoder_layers") or []
+        layers = self.cfg["encoder_layers"]
         self.encoder = SpanEncoder(layers) if layers else None
 
     def to_bytes(self, *, exclude=tuple()) -> bytes:
