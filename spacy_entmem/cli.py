@@ -194,10 +194,11 @@ def gap_evaluate(
                                      "answers that stay the same"),
 ) -> None:
     """Select the threshold on validation, then score validation and test with the official GAP logic (the
-    pipeline's pronoun resolver answers where it has one)."""
+    pipeline's pronoun resolver answers where it has one; the memory scored, tuned and set is the one it reads)."""
     from .evaluation.gap_evaluate import evaluate_gap
+    from .pipeline.pronoun_resolver import use_query_memory
 
-    nlp = load_for_command(model, mention_scheme)
+    nlp = use_query_memory(load_for_command(model, mention_scheme))  # settings and selections act on it
     _apply_settings(nlp, {}, setting)
     if select_finder and "span_finder" not in nlp.pipe_names:
         msg.fail(f"--select-finder needs a 'span_finder' component; the pipeline has {nlp.pipe_names}", exits=1)

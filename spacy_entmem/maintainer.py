@@ -265,7 +265,8 @@ def add_pronoun_resolver(
     n_models: Optional[int] = typer.Option(None, help="Members of the head's ensemble; default: as the resolver it "
                                            "replaces, else 5"),
 ) -> None:
-    """Train a pronoun resolver (``entmem_pronoun_resolver``) over the pipeline's own memory on GAP development,
+    """Train a pronoun resolver (``entmem_pronoun_resolver``) over the pipeline's memory (the one the resolver it
+    replaces reads, else ``entity_memory``) on GAP development,
     choose its probability threshold on GAP validation, add it last (it answers only docs with a query span
     group, so annotation is unchanged); checked, then swapped in. What is not named (rules, encoder layers,
     members) stays as in the resolver it replaces."""
@@ -278,6 +279,7 @@ def add_pronoun_resolver(
     from .evaluation.gap import select_threshold
     from .evaluation.gap_evaluate import gap_query_rows, pair_probabilities
     from .nn.pair_head import HeadTraining, fit_pair_head
+    from .pipeline.mention_schemes import MEMORY
     from .pipeline.span_encoder import SpanEncoder
     from .training.assembly import set_component_settings
 
@@ -291,12 +293,12 @@ def add_pronoun_resolver(
         msg.fail(f"--encoder-layers takes comma-separated integers, got {encoder_layers!r}", exits=1)
     target = target or spacy_entmem.DEFAULT_PIPELINE
     nlp = spacy.load(target)
-    rules, design = {}, {"encoder_layers": [], "n_models": HeadTraining().n_models}
-    if "pronoun_resolver" in nlp.component_names:  # a new head, the same decision rules and design
+    rules, design = {}, {"encoder_layers": [], "n_models": HeadTraining().n_models, "memory": MEMORY}
+    replaced = "pronoun_resolver" in nlp.component_names
+    if replaced:  # a new head, the same decision rules, design and memory
         old = nlp.get_pipe("pronoun_resolver").cfg
         rules = {key: old[key] for key in RESOLVER_RULES if key in old}
         design.update({key: old[key] for key in design if key in old})
-        nlp.remove_pipe("pronoun_resolver")
     rules.update(named_rules)
     layers = design["encoder_layers"] if layers is None else layers
     n_models = design["n_models"] if n_models is None else n_models
@@ -304,8 +306,10 @@ def add_pronoun_resolver(
     X, y = (numpy.concatenate(parts) for parts in zip(*(gap_query_rows(nlp, tsv, batch_size, encoder)
                                                          for tsv in [development, *also_train_on])))
     head, losses = fit_pair_head(X, y, HeadTraining(seed=seed, n_models=n_models))
+    if replaced:
+        nlp.remove_pipe("pronoun_resolver")
     resolver = nlp.add_pipe("entmem_pronoun_resolver", name="pronoun_resolver", last=True,
-                            config={**rules, "encoder_layers": layers})
+                            config={**rules, "encoder_layers": layers, "memory": design["memory"]})
     resolver.set_head(head, trained_on=" + ".join(tsv.name for tsv in [development, *also_train_on]))
     gold, probabilities, _, _ = pair_probabilities(nlp, validation, batch_size, resolver)
     threshold, scores = select_threshold(gold, probabilities)
@@ -315,6 +319,73 @@ def add_pronoun_resolver(
     check_and_swap(staging, target, what=f"the pronoun resolver trained on {development}")
     msg.good(f"pronoun_resolver -> {target}: {len(X)} rows of {X.shape[1]} features, held-out loss "
              f"{sum(losses) / len(losses):.3f}; threshold {threshold} on {validation.name}: {scores.table_row()}")
+
+
+
+@app.command("annotate-with-memory")
+def annotate_with_memory(
+    source: Path = typer.Argument(..., exists=True, file_okay=False,
+                                  help="A pipeline whose entity_memory was trained over the target's frozen tok2vec "
+                                       "(and finder)"),
+    target: Optional[Path] = typer.Option(None, help="The pipeline to change (default: the one in the package)"),
+    description: str = typer.Option("", help="What the pipeline now is (replaces meta.json's description)"),
+) -> None:
+    """Annotate with SOURCE's entity_memory, while the pronoun resolver keeps reading the memory it was trained
+    over: the pipeline's memory stays, disabled, as the resolver's own (``entity_memory_queries``), unless the
+    resolver has one already; checked, then swapped in."""
+    import spacy
+    import srsly
+
+    import spacy_entmem
+
+    from .pipeline.mention_schemes import MEMORY, QUERY_MEMORY
+    from .training.assembly import add_component, set_component_settings
+
+    target = target or spacy_entmem.DEFAULT_PIPELINE
+    nlp, source_nlp = spacy.load(target), spacy.load(source)
+    if "pronoun_resolver" not in nlp.component_names or MEMORY not in nlp.pipe_names:
+        msg.fail(f"{target} has no pronoun_resolver or no running {MEMORY}: replace its memory with "
+                 "'entmem replace-component --name entity_memory'", exits=1)
+    resolver = nlp.get_pipe("pronoun_resolver")
+    position = nlp.component_names.index(MEMORY)
+    if resolver.cfg["memory"] == MEMORY:
+        nlp.rename_pipe(MEMORY, QUERY_MEMORY)
+        nlp.disable_pipe(QUERY_MEMORY)
+        resolver.cfg["memory"] = QUERY_MEMORY
+    else:
+        nlp.remove_pipe(MEMORY)
+    try:
+        add_component(nlp, source_nlp, MEMORY, MEMORY, before=nlp.component_names[position])
+    except ValueError as error:
+        msg.fail(str(error), exits=1)
+    staging = fresh_staging(target)
+    nlp.to_disk(staging)
+    set_component_settings(staging, {"pronoun_resolver": {"memory": resolver.cfg["memory"]}})
+    if description:
+        meta = srsly.read_json(staging / "meta.json")
+        srsly.write_json(staging / "meta.json", {**meta, "description": description})
+    check_and_swap(staging, target, what=f"{source}'s {MEMORY}")
+    msg.good(f"{target}: annotates with {source}'s {MEMORY}; pronoun_resolver reads {resolver.cfg['memory']}")
+
+
+
+@app.command("queries-pipeline")
+def queries_pipeline(
+    output: Path = typer.Argument(..., help="Directory to write the pipeline to"),
+    source: Optional[Path] = typer.Option(None, help="The pipeline (default: the one in the package)"),
+) -> None:
+    """Save a pipeline as it answers pronoun queries (``use_query_memory``): the memory its resolver reads runs as
+    its entity_memory, e.g. to fine-tune that memory further (``paths.start`` of a training config)."""
+    import spacy
+
+    import spacy_entmem
+
+    from .pipeline.pronoun_resolver import query_memory, use_query_memory
+
+    nlp = spacy.load(source or spacy_entmem.DEFAULT_PIPELINE)
+    memory = query_memory(nlp)
+    use_query_memory(nlp).to_disk(output)
+    msg.good(f"{output}: entity_memory is {source or 'the default'}'s {memory}")
 
 
 if __name__ == "__main__":

@@ -72,3 +72,25 @@ def test_set_decisions_sets_each_schemes_components_and_refuses_unknown_names(tm
     spacy.blank("en").to_disk(bare)
     result = CliRunner().invoke(maintainer_app, ["set-decisions", "entity_threshold=0.4", "--target", str(bare)])
     assert result.exit_code == 1 and "no component entity_memory" in " ".join(result.output.split())
+
+
+def test_annotate_with_memory_keeps_one_memory_for_the_resolver_and_refuses_a_pipeline_without_one(tmp_path):
+    from spacy_entmem.pipeline.mention_schemes import QUERY_MEMORY
+
+    from .pipeline.test_pronoun_resolver import annotating_with_another_memory
+
+    target = annotating_with_another_memory(tmp_path)
+    kept = spacy.load(target).get_pipe(QUERY_MEMORY).cfg["entity_threshold"]
+    result = CliRunner().invoke(maintainer_app, ["annotate-with-memory", str(spacy_entmem.DEFAULT_PIPELINE),
+                                                 "--target", str(target)])  # a second memory to annotate with
+    assert result.exit_code == 0, result.output
+    nlp = spacy.load(target)
+    memories = [name for name in nlp.component_names if name.startswith("entity_memory")]
+    assert memories == ["entity_memory", QUERY_MEMORY, "entity_memory_gum"]
+    assert nlp.get_pipe("entity_memory").cfg["entity_threshold"] < 1.0  # the new one annotates
+    assert nlp.get_pipe(QUERY_MEMORY).cfg["entity_threshold"] == kept  # the resolver's stays
+    assert Config().from_disk(target / "config.cfg")["components"]["pronoun_resolver"]["memory"] == QUERY_MEMORY
+    bare = tmp_path / "bare"
+    spacy.blank("en").to_disk(bare)
+    result = CliRunner().invoke(maintainer_app, ["annotate-with-memory", str(target), "--target", str(bare)])
+    assert result.exit_code == 1 and "has no pronoun_resolver" in " ".join(result.output.split())

@@ -11,7 +11,9 @@ from spacy.training import Example
 import numpy
 
 from ..models.memory import is_span_model
-from ..pipeline.pronoun_resolver import PronounResolver, add_candidates, query_rows
+from ..pipeline.mention_schemes import MEMORY
+from ..pipeline.pronoun_resolver import (PronounResolver, add_candidates, query_memory, query_rows,
+                                         upstream_of_memories)
 from ..pipeline.span_encoder import SpanEncoder
 from .scorers import gap_pair_probabilities, gap_query_ranges
 from ..corpora.gap import ConversionReport, GapRow, read_gap_rows, row_to_doc
@@ -75,11 +77,12 @@ def gap_query_rows(nlp: Language, tsv: Path, batch_size: int = 64, encoder: Opti
 def _predict_with_annotated_candidates(nlp: Language, rows, references, batch_size: int):
     """Run the pipeline. GAP gives a system the offsets of A, B and the pronoun, so a span model sees them
     as candidates: the upstream components run first, the annotated spans join the proposed candidates,
-    then the memory runs."""
-    memory = nlp.get_pipe("entity_memory") if "entity_memory" in nlp.pipe_names else None
+    then the memory runs: the one the pronoun resolver reads (``query_memory``)."""
+    name = query_memory(nlp)
+    memory = nlp.get_pipe(name) if name is not None else None
     if memory is None or not is_span_model(memory.model):
         return list(nlp.pipe((row.text for row in rows), batch_size=batch_size))
-    with nlp.select_pipes(disable=["entity_memory"]):
+    with nlp.select_pipes(enable=upstream_of_memories(nlp)):
         docs = list(nlp.pipe((row.text for row in rows), batch_size=batch_size))
     add_annotated_candidates(docs, references, memory.cfg["candidates_key"])
     return list(memory.pipe(docs, batch_size=batch_size))
@@ -106,9 +109,9 @@ def select_gap_finder(nlp: Language, validation: Path, batch_size: int = 64,
     and the memory run again. The finder is left set to the best."""
     from .coref_evaluate import search_finder_grid
 
-    finder_pipe, memory = nlp.get_pipe(finder), nlp.get_pipe("entity_memory")
+    finder_pipe, memory = nlp.get_pipe(finder), nlp.get_pipe(query_memory(nlp) or MEMORY)
     rows, references = _read_tsv(nlp, validation)
-    with nlp.select_pipes(disable=[finder, "entity_memory"]):
+    with nlp.select_pipes(enable=upstream_of_memories(nlp, skip=(finder,))):
         docs = list(nlp.pipe((row.text for row in rows), batch_size=batch_size))
 
     def score() -> float:
@@ -123,21 +126,23 @@ def select_gap_finder(nlp: Language, validation: Path, batch_size: int = 64,
 
 def select_gap_decisions(nlp: Language, validation: Path, batch_size: int = 64,
                          settings: Sequence[Tuple[float, float]] = ()) -> Tuple[Tuple[float, float], Dict]:
-    """The memory's (entity_threshold, new_entity_bias) with the best GAP validation F1 (each at its own best
-    probability threshold; ties: closest to (0.5, 1)), and the F1 of every pair tried. The memory is left set
-    to the best. The upstream components run once; per setting only the memory runs again."""
+    """The (entity_threshold, new_entity_bias) of the memory that answers queries (``query_memory``) with the
+    best GAP validation F1 (each at its own best probability threshold; ties: closest to (0.5, 1)), and the F1
+    of every pair tried. The memory is left set to the best. The upstream components run once; per setting only
+    the memory runs again."""
     from .coref_evaluate import FORCED_BIASES, FORCED_THRESHOLDS, best_decisions, redecode
 
     settings = settings or [(t, b) for t in FORCED_THRESHOLDS for b in FORCED_BIASES]
     rows, references = _read_tsv(nlp, validation)
     predicted = _predict_with_annotated_candidates(nlp, rows, references, batch_size)
+    memory = query_memory(nlp) or MEMORY
     tried = {}
     for threshold, bias in settings:
-        redecode(nlp, predicted, threshold, bias)
+        redecode(nlp, predicted, threshold, bias, component=memory)
         gold, probabilities = _read_probabilities(rows, predicted, references)
         tried[(threshold, bias)] = select_threshold(gold, probabilities)[1].overall.f1
     best = best_decisions(tried)
-    nlp.get_pipe("entity_memory").cfg.update(entity_threshold=best[0], new_entity_bias=best[1])
+    nlp.get_pipe(memory).cfg.update(entity_threshold=best[0], new_entity_bias=best[1])
     return best, tried
 
 

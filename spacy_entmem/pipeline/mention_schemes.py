@@ -18,8 +18,12 @@ FINDER, MEMORY = "span_finder", "entity_memory"
 ROLES = (FINDER, MEMORY)
 MENTION_SCHEMES = ("litbank", "gum")
 DEFAULT_SCHEME = "litbank"
-# components trained on what the default scheme's memory writes (its log): left out when a scheme has its own memory
-DEFAULT_MEMORY_READERS = ("pronoun_resolver",)
+# the pronoun resolver's own memory (disabled) where the pipeline annotates with another one: the resolver's
+# ``memory`` setting names it
+QUERY_MEMORY = "entity_memory_queries"
+# the resolver, trained on what the default scheme's memory writes over the default finder's candidates, and its
+# memory: left out when a scheme has its own memory
+DEFAULT_MEMORY_READERS = ("pronoun_resolver", QUERY_MEMORY)
 
 
 def scheme_component(role: str, scheme: str) -> str:

@@ -5,7 +5,11 @@ token vectors around them (``pronoun_features``). It changes no cluster; it read
 A query is a span group (``query_key``, "gap" by default) holding spans labelled A, B and PRONOUN, the format of
 GAP's converted documents; the component writes ``A_probability``, ``B_probability``, ``A_coref`` and ``B_coref``
 into the group's attrs. ``resolve`` takes the three spans directly; ``resolve_pronoun`` runs a pipeline on a text
-with the three character ranges as candidates of the memory (as ``entmem gap-evaluate`` does)."""
+with the three character ranges as candidates of the memory (as ``entmem gap-evaluate`` does).
+
+The resolver names the memory whose log it reads (``memory``): the pipeline's ``entity_memory`` by default, or a
+memory of its own, kept disabled (``QUERY_MEMORY``), when the pipeline annotates with another one than the head
+was trained over."""
 import io
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -21,6 +25,7 @@ from ..models.memory import packaged_name_genders
 from ..nn.memory.mention_memory import BOUND_END, GENDER, IS_PERSONAL_GENDER
 from ..nn.pair_head import PairHead
 from .mention_attributes import StringIds, mention_attributes
+from .mention_schemes import MEMORY
 from .pronoun_features import TokenRange, query_features
 from .span_encoder import SpanEncoder, span_pair_features
 from .settings import restore_cfg
@@ -35,14 +40,14 @@ STATE_KEYS = ("input_width", "hidden_width", "n_models", "trained_on", "encoder_
     assigns=["doc.spans"],
     requires=["doc._.entity_memory_log", "doc.tensor"],
     default_config={"query_key": "gap", "threshold": 0.5, "gender_agreement": True, "binding_agreement": False,
-                    "rule_conditioning": False, "encoder_layers": []},
+                    "rule_conditioning": False, "encoder_layers": [], "memory": MEMORY},
 )
 def make_pronoun_resolver(nlp: Language, name: str, query_key: str, threshold: float,
                           gender_agreement: bool, binding_agreement: bool = False, rule_conditioning: bool = False,
-                          encoder_layers: Sequence[int] = ()) -> "PronounResolver":
+                          encoder_layers: Sequence[int] = (), memory: str = MEMORY) -> "PronounResolver":
     return PronounResolver(name, query_key=query_key, threshold=threshold, gender_agreement=gender_agreement,
                            binding_agreement=binding_agreement, rule_conditioning=rule_conditioning,
-                           encoder_layers=encoder_layers)
+                           encoder_layers=encoder_layers, memory=memory, pipeline=nlp)
 
 
 class PronounResolver:
@@ -55,17 +60,21 @@ class PronounResolver:
     P(ruled out)), the head's two answers read as excluding each other; the head learnt from GAP, whose two names
     always share the pronoun's gender, so alone it underrates the one name a mixed pair leaves ("Alan Turing met
     Joan Clarke. She …"). With ``encoder_layers`` the head also reads the span vectors of a frozen sentence
-    encoder's layers (``span_encoder``)."""
+    encoder's layers (``span_encoder``). The head reads the log of ``memory``: where that is not the pipeline's
+    running ``entity_memory``, a query doc is annotated again by it (``pipeline``, the nlp the factory was given,
+    holds it), on a copy, with the query's spans among its candidates.
+    """
 
     def __init__(self, name: str = "pronoun_resolver", *, query_key: str = "gap", threshold: float = 0.5,
                  gender_agreement: bool = True, binding_agreement: bool = False, rule_conditioning: bool = False,
-                 encoder_layers: Sequence[int] = ()):
+                 encoder_layers: Sequence[int] = (), memory: str = MEMORY, pipeline: Optional[Language] = None):
         if not 0.0 <= threshold <= 1.0:
             raise ValueError(f"[spacy-entmem] {name}: threshold must be in [0, 1], got {threshold}")
         self.name = name
         self.cfg: Dict = {"query_key": query_key, "threshold": threshold, "gender_agreement": bool(gender_agreement),
                           "binding_agreement": bool(binding_agreement), "rule_conditioning": bool(rule_conditioning),
-                          "encoder_layers": [int(layer) for layer in encoder_layers]}
+                          "encoder_layers": [int(layer) for layer in encoder_layers], "memory": memory}
+        self.pipeline = pipeline
         self.head: Optional[PairHead] = None
         self.encoder: Optional[SpanEncoder] = SpanEncoder(encoder_layers) if encoder_layers else None
 
@@ -108,10 +117,25 @@ class PronounResolver:
         if missing:
             raise ValueError(f"[spacy-entmem] {self.name}: the query span group '{group.name}' of the doc "
                              f"starting {doc.text[:40]!r} lacks spans labelled {missing}")
-        pa, pb = self.resolve(doc, *((spans[label].start, spans[label].end) for label in ("PRONOUN", "A", "B")))
+        ranges = [(spans[label].start, spans[label].end) for label in ("PRONOUN", "A", "B")]
+        read = doc if self.cfg["memory"] == MEMORY else self._read_by_own_memory(doc, ranges)
+        pa, pb = self.resolve(read, *ranges)
         group.attrs.update({"A_probability": pa, "B_probability": pb,
                             "A_coref": pa >= self.cfg["threshold"], "B_coref": pb >= self.cfg["threshold"]})
         return doc
+
+    def _read_by_own_memory(self, doc: Doc, ranges: Sequence[TokenRange]) -> Doc:
+        """A copy of ``doc`` annotated by the resolver's own memory with the query's spans among its candidates
+        (as ``annotate_query`` runs it): the log the head was trained on; ``doc``'s clusters stay as they are."""
+        name = self.cfg["memory"]
+        if self.pipeline is None or name not in self.pipeline.component_names:
+            raise ValueError(f"[spacy-entmem] {self.name} reads the log of the memory '{name}', which "
+                             + ("its pipeline lacks" if self.pipeline is not None else "it was built without a "
+                                "pipeline to find in (make it with nlp.add_pipe)"))
+        memory = self.pipeline.get_pipe(name)
+        copy = doc.copy()
+        add_candidates(copy, memory.cfg["candidates_key"], [copy[start:end] for start, end in ranges])
+        return memory(copy)
 
     def pipe(self, docs, batch_size: int = 128):
         for doc in docs:
@@ -196,12 +220,43 @@ def add_candidates(doc: Doc, key: str, spans: List[Span]) -> None:
     doc.spans[key] = proposed + [s for s in spans if (s.start, s.end) not in known]
 
 
+def query_memory(nlp: Language, resolver: str = "pronoun_resolver") -> Optional[str]:
+    """The memory that answers pronoun queries: the one ``resolver`` reads, else the pipeline's running
+    ``entity_memory``; None when there is neither."""
+    if resolver in nlp.component_names:
+        return nlp.get_pipe(resolver).cfg["memory"]
+    return MEMORY if MEMORY in nlp.pipe_names else None
+
+
+def use_query_memory(nlp: Language, resolver: str = "pronoun_resolver") -> Language:
+    """Make the memory ``resolver`` reads the pipeline's running ``entity_memory`` (the annotating one removed),
+    so that what scores or tunes "the memory" on pronoun queries (``entmem gap-evaluate``) acts on that one."""
+    name = query_memory(nlp, resolver)
+    if name in (None, MEMORY):
+        return nlp
+    if MEMORY in nlp.component_names:
+        nlp.remove_pipe(MEMORY)
+    if name in nlp.disabled:
+        nlp.enable_pipe(name)
+    nlp.rename_pipe(name, MEMORY)
+    nlp.get_pipe(resolver).cfg["memory"] = MEMORY
+    return nlp
+
+
+def upstream_of_memories(nlp: Language, skip: Sequence[str] = (), resolver: str = "pronoun_resolver") -> List[str]:
+    """The running components but the memories (the pipeline's and the one ``resolver`` reads) and ``skip``:
+    what runs before the annotated spans join the candidates."""
+    memories = {MEMORY, query_memory(nlp, resolver)}
+    return [name for name in nlp.pipe_names if name not in memories and name not in skip]
+
+
 def annotate_query(nlp: Language, text: str, pronoun: Tuple[int, int], a: Tuple[int, int], b: Tuple[int, int],
                    resolver: str = "pronoun_resolver") -> Tuple[Doc, List[TokenRange]]:
-    """The doc of ``text`` annotated up to the memory with the three character ranges among the memory's
-    candidates (as ``entmem gap-evaluate`` runs it), and their token ranges (pronoun, A, B)."""
-    memory = nlp.get_pipe("entity_memory")
-    with nlp.select_pipes(enable=[name for name in nlp.pipe_names if name not in ("entity_memory", resolver)]):
+    """The doc of ``text`` annotated up to the memory with the three character ranges among the candidates of
+    the memory ``resolver`` reads (``query_memory``; as ``entmem gap-evaluate`` runs it), and their token ranges
+    (pronoun, A, B)."""
+    memory = nlp.get_pipe(query_memory(nlp, resolver) or MEMORY)
+    with nlp.select_pipes(enable=upstream_of_memories(nlp, skip=(resolver,), resolver=resolver)):
         doc = nlp(text)
     spans = [char_range_span(doc, chars, what) for chars, what in ((pronoun, "pronoun"), (a, "A"), (b, "B"))]
     add_candidates(doc, memory.cfg["candidates_key"], spans)

@@ -1,4 +1,5 @@
-"""The shipped pronoun resolver: answers, the query span group, gender agreement, saving and loading, errors."""
+"""The shipped pronoun resolver: answers, the query span group, gender agreement, saving and loading, errors, and
+the memory it reads where the pipeline annotates with another."""
 import numpy
 import pytest
 import spacy
@@ -7,7 +8,9 @@ from spacy.tokens import Span
 import spacy_entmem
 from spacy_entmem.nn.pair_head import PairHead
 from spacy_entmem.pipeline.pronoun_features import query_features
-from spacy_entmem.pipeline.pronoun_resolver import PronounResolver, annotate_query, query_rows, resolve_pronoun
+from spacy_entmem.pipeline.mention_schemes import QUERY_MEMORY, load_with_scheme
+from spacy_entmem.pipeline.pronoun_resolver import (PronounResolver, annotate_query, query_memory, query_rows,
+                                                    resolve_pronoun, use_query_memory)
 
 from .test_pronoun_features import TEXT, chars
 
@@ -152,3 +155,92 @@ def test_errors_name_the_problem(nlp):
     with pytest.raises(ValueError, match=r"the B range \(500, 510\) covers no token"):
         resolve_pronoun(nlp, TEXT, chars("his"), chars("Alan Turing"), (500, 510))
     assert numpy.isfinite(resolve_pronoun(nlp, TEXT, chars("his"), chars("Alan"), chars("Clarke"))).all()
+
+
+@pytest.fixture(scope="module")
+def split_path(tmp_path_factory):
+    """A copy of the default that annotates with a memory deciding otherwise (it ignores every candidate:
+    entity_threshold 1) while its resolver reads the memory it was trained over."""
+    return annotating_with_another_memory(tmp_path_factory.mktemp("split"))
+
+
+def annotating_with_another_memory(root):
+    """``maintainer annotate-with-memory`` run on a copy of the default (``root``/target) with a copy whose memory
+    has entity_threshold 1, ignoring every candidate (``root``/source); returns the target."""
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from spacy_entmem.maintainer import app as maintainer_app
+    from spacy_entmem.training.assembly import set_component_settings
+
+    source, target = root / "source", root / "target"
+    for path in (source, target):
+        shutil.copytree(spacy_entmem.DEFAULT_PIPELINE, path)
+    set_component_settings(source, {"entity_memory": {"entity_threshold": 1.0}})
+    result = CliRunner().invoke(maintainer_app, ["annotate-with-memory", str(source), "--target", str(target)])
+    assert result.exit_code == 0, result.output
+    return target
+
+
+def clusters(doc):
+    return {key: [(span.start, span.end) for span in group] for key, group in doc.spans.items()
+            if key.startswith("coref_clusters")}
+
+
+def test_the_resolver_reads_its_own_memory_where_the_pipeline_annotates_with_another(nlp, split_path):
+    split = spacy.load(split_path)
+    resolver = split.get_pipe("pronoun_resolver")
+    assert resolver.cfg["memory"] == QUERY_MEMORY and QUERY_MEMORY in split.disabled
+    assert split.get_pipe("entity_memory").cfg["entity_threshold"] == 1.0
+    assert split.get_pipe(QUERY_MEMORY).cfg["entity_threshold"] == nlp.get_pipe(
+        query_memory(nlp)).cfg["entity_threshold"] < 1.0
+    assert clusters(split(TEXT)) == {} and clusters(nlp(TEXT))  # it annotates with the other memory
+    names = chars("Alan Turing"), chars("Joan Clarke")
+    queries = [(chars(word), *names) for word in ("She", "his", "her")]
+    answers = [resolve_pronoun(split, TEXT, *query) for query in queries]
+    assert answers == [resolve_pronoun(nlp, TEXT, *query) for query in queries]
+    resolver.cfg["memory"] = "entity_memory"  # read over the annotating memory, the answers change
+    try:
+        assert [resolve_pronoun(split, TEXT, *query) for query in queries] != answers
+    finally:
+        resolver.cfg["memory"] = QUERY_MEMORY
+
+
+def test_a_query_group_is_answered_over_the_resolvers_own_memory_and_the_clusters_stay(nlp, split_path):
+    split = spacy.load(split_path)
+    doc = split(TEXT)
+    before = clusters(doc)
+    (pronoun, a, b) = (doc.char_span(*chars(word)) for word in ("his", "Alan Turing", "Joan Clarke"))
+    doc.spans["gap"] = [Span(doc, span.start, span.end, label=label)
+                        for span, label in ((a, "A"), (b, "B"), (pronoun, "PRONOUN"))]
+    attrs = split.get_pipe("pronoun_resolver")(doc).spans["gap"].attrs
+    expected = resolve_pronoun(nlp, TEXT, chars("his"), chars("Alan Turing"), chars("Joan Clarke"))
+    assert (attrs["A_probability"], attrs["B_probability"]) == expected
+    assert clusters(doc) == before
+    orphan = PronounResolver(memory=QUERY_MEMORY)
+    orphan.set_head(split.get_pipe("pronoun_resolver").head)
+    with pytest.raises(ValueError, match="reads the log of the memory 'entity_memory_queries'.*without a pipeline"):
+        orphan(doc)
+    lacking = PronounResolver(memory="no_such_memory", pipeline=split)
+    lacking.set_head(split.get_pipe("pronoun_resolver").head)
+    with pytest.raises(ValueError, match="'no_such_memory', which its pipeline lacks"):
+        lacking(doc)
+
+
+def test_use_query_memory_runs_the_resolvers_memory_as_the_pipelines(nlp, split_path):
+    split = use_query_memory(spacy.load(split_path))
+    assert QUERY_MEMORY not in split.component_names and "entity_memory" in split.pipe_names
+    assert split.get_pipe("pronoun_resolver").cfg["memory"] == "entity_memory"
+    assert split.get_pipe("entity_memory").cfg["entity_threshold"] < 1.0
+    query = chars("his"), chars("Alan Turing"), chars("Joan Clarke")
+    assert resolve_pronoun(split, TEXT, *query) == resolve_pronoun(nlp, TEXT, *query)
+    single = spacy.load(spacy_entmem.DEFAULT_PIPELINE)
+    use_query_memory(single)
+    assert use_query_memory(single).pipe_names == single.pipe_names  # once it runs, nothing changes
+
+
+def test_a_mention_scheme_with_its_own_memory_leaves_out_the_resolver_and_its_memory(split_path):
+    gum = load_with_scheme(split_path, "gum")
+    assert "pronoun_resolver" not in gum.component_names and QUERY_MEMORY not in gum.component_names
+    assert QUERY_MEMORY in load_with_scheme(split_path, "litbank").component_names
