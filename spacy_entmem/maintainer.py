@@ -380,11 +380,15 @@ def queries_pipeline(
 
     import spacy_entmem
 
+    from .pipeline.mention_schemes import MEMORY
     from .pipeline.pronoun_resolver import query_memory, use_query_memory
+    from .training.assembly import set_component_settings
 
     nlp = spacy.load(source or spacy_entmem.DEFAULT_PIPELINE)
     memory = query_memory(nlp)
     use_query_memory(nlp).to_disk(output)
+    if "pronoun_resolver" in nlp.component_names:  # the config, which settings are loaded from, names it too
+        set_component_settings(output, {"pronoun_resolver": {"memory": MEMORY}})
     msg.good(f"{output}: entity_memory is {source or 'the default'}'s {memory}")
 
 

@@ -94,3 +94,21 @@ def test_annotate_with_memory_keeps_one_memory_for_the_resolver_and_refuses_a_pi
     spacy.blank("en").to_disk(bare)
     result = CliRunner().invoke(maintainer_app, ["annotate-with-memory", str(target), "--target", str(bare)])
     assert result.exit_code == 1 and "has no pronoun_resolver" in " ".join(result.output.split())
+
+
+def test_queries_pipeline_saves_the_resolvers_memory_as_the_running_one(tmp_path):
+    from spacy_entmem.pipeline.mention_schemes import QUERY_MEMORY
+    from spacy_entmem.pipeline.pronoun_resolver import resolve_pronoun
+
+    from .pipeline.test_pronoun_features import TEXT, chars
+
+    output = tmp_path / "queries"
+    result = CliRunner().invoke(maintainer_app, ["queries-pipeline", str(output)])
+    assert result.exit_code == 0, result.output
+    saved, shipped = spacy.load(output), spacy.load(spacy_entmem.DEFAULT_PIPELINE)
+    assert QUERY_MEMORY not in saved.component_names and "entity_memory" in saved.pipe_names
+    assert saved.get_pipe("pronoun_resolver").cfg["memory"] == "entity_memory"  # the config says so too
+    assert (output / "entity_memory" / "model").read_bytes() == (
+        spacy_entmem.DEFAULT_PIPELINE / QUERY_MEMORY / "model").read_bytes()
+    query = chars("his"), chars("Alan Turing"), chars("Joan Clarke")
+    assert resolve_pronoun(saved, TEXT, *query) == resolve_pronoun(shipped, TEXT, *query)
