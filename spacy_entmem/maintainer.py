@@ -321,7 +321,6 @@ def add_pronoun_resolver(
              f"{sum(losses) / len(losses):.3f}; threshold {threshold} on {validation.name}: {scores.table_row()}")
 
 
-
 @app.command("annotate-with-memory")
 def annotate_with_memory(
     source: Path = typer.Argument(..., exists=True, file_okay=False,
@@ -366,7 +365,6 @@ def annotate_with_memory(
         srsly.write_json(staging / "meta.json", {**meta, "description": description})
     check_and_swap(staging, target, what=f"{source}'s {MEMORY}")
     msg.good(f"{target}: annotates with {source}'s {MEMORY}; pronoun_resolver reads {resolver.cfg['memory']}")
-
 
 
 @app.command("queries-pipeline")

@@ -235,9 +235,10 @@ def test_use_query_memory_runs_the_resolvers_memory_as_the_pipelines(nlp, split_
     assert split.get_pipe("entity_memory").cfg["entity_threshold"] < 1.0
     query = chars("his"), chars("Alan Turing"), chars("Joan Clarke")
     assert resolve_pronoun(split, TEXT, *query) == resolve_pronoun(nlp, TEXT, *query)
-    single = spacy.load(spacy_entmem.DEFAULT_PIPELINE)
-    use_query_memory(single)
-    assert use_query_memory(single).pipe_names == single.pipe_names  # once it runs, nothing changes
+    swapped = use_query_memory(spacy.load(spacy_entmem.DEFAULT_PIPELINE))
+    components, cfg = list(swapped.component_names), dict(swapped.get_pipe("pronoun_resolver").cfg)
+    use_query_memory(swapped)  # once it runs, nothing changes
+    assert swapped.component_names == components and swapped.get_pipe("pronoun_resolver").cfg == cfg
 
 
 def test_a_mention_scheme_with_its_own_memory_leaves_out_the_resolver_and_its_memory(split_path):
