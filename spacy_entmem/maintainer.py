@@ -207,16 +207,21 @@ def set_decisions(
                                          "titled_name_agreement=true, resolver_binding_agreement=true)"),
     mention_scheme: List[str] = typer.Option(["litbank"], help="The schemes whose finder / memory take the "
                                              "settings (repeat for several)"),
+    resolver_memory: bool = typer.Option(False, help="Set the memory settings on the memory the pronoun "
+                                         "resolver reads (the one gap-evaluate --setting tunes) rather than on "
+                                         "the annotating entity_memory"),
     target: Optional[Path] = typer.Option(None, help="The pipeline to set (default: the one in the package)"),
 ) -> None:
     """Set decision settings (chosen with coref-evaluate / gap-evaluate --setting) on a saved pipeline's
-    components, those of each mention scheme named; checked, then swapped in."""
+    components, those of each mention scheme named; checked, then swapped in. The memory settings go to the
+    annotating ``entity_memory``, or with ``--resolver-memory`` to the memory the pronoun resolver reads
+    (``entity_memory_queries`` in the default), which keeps its own settings otherwise."""
     import shutil
 
     import spacy_entmem
 
     from .evaluation.coref_evaluate import decisions_by_component, parse_settings
-    from .pipeline.mention_schemes import ROLES, check_scheme, scheme_component
+    from .pipeline.mention_schemes import MEMORY, ROLES, check_scheme, scheme_component
     from .training.assembly import set_component_settings
 
     target = target or spacy_entmem.DEFAULT_PIPELINE
@@ -232,6 +237,8 @@ def set_decisions(
         for component, values in by_component.items():
             by_name.setdefault(scheme_component(component, scheme) if component in ROLES else component,
                                {}).update(values)
+    if resolver_memory and MEMORY in by_name:
+        by_name[saved_resolver_memory(target)] = by_name.pop(MEMORY)
     missing = [name for name in by_name if not (target / name / "cfg").exists()]
     if missing:
         msg.fail(f"{target} has no component {', '.join(missing)} (with a saved cfg) to set", exits=1)
@@ -240,6 +247,15 @@ def set_decisions(
     set_component_settings(staging, by_name)
     check_and_swap(staging, target, what=f"{target} with {by_name}")
     msg.good(f"{target}: " + "; ".join(f"{name} {values}" for name, values in by_name.items()))
+
+
+def saved_resolver_memory(pipeline: Path, resolver: str = "pronoun_resolver") -> str:
+    """The memory a saved pipeline's ``resolver`` reads (its cfg's ``memory``); exits when it has none."""
+    import srsly
+
+    if not (pipeline / resolver / "cfg").exists():
+        msg.fail(f"{pipeline} has no {resolver} (with a saved cfg) whose memory to set", exits=1)
+    return srsly.read_json(pipeline / resolver / "cfg")["memory"]
 
 
 RESOLVER_RULES = ("gender_agreement", "binding_agreement", "rule_conditioning")  # what a retrained resolver

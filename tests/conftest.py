@@ -6,7 +6,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 # One OpenMP / BLAS thread per pytest-xdist worker (set before torch and numpy load; xdist names the worker
 # before it reads this file): the README runs one worker per core, and two workers each running a two-thread
 # OpenMP pool on two cores oversubscribe them (the EntityNLM marginal tests: 7 s each with one thread per worker,
-# 212 s with two). A run without xdist keeps every thread (one process: 9:10 with two threads, 10:11 with one).
+# 212 s with two). A run without xdist keeps every thread (one process: 6:44 with two threads, 2026-11-27).
 if "PYTEST_XDIST_WORKER" in os.environ:
     for _threads in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ.setdefault(_threads, "1")

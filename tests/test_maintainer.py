@@ -49,6 +49,8 @@ def test_add_tagger_refuses_a_pipeline_whose_tok2vec_the_tagger_cannot_read(tmp_
 def test_set_decisions_sets_each_schemes_components_and_refuses_unknown_names(tmp_path):
     import shutil
 
+    from spacy_entmem.pipeline.mention_schemes import QUERY_MEMORY
+
     target = tmp_path / "pipeline"
     shutil.copytree(spacy_entmem.DEFAULT_PIPELINE, target)
     result = CliRunner().invoke(maintainer_app, [
@@ -61,9 +63,18 @@ def test_set_decisions_sets_each_schemes_components_and_refuses_unknown_names(tm
         assert nlp.get_pipe(memory).cfg["entity_threshold"] == 0.4
     assert nlp.get_pipe("pronoun_resolver").cfg["binding_agreement"] is False
     assert nlp.get_pipe("pronoun_resolver").cfg["gender_agreement"] is False
-    assert nlp.get_pipe("pronoun_resolver").cfg["threshold"] == spacy.load(spacy_entmem.DEFAULT_PIPELINE).get_pipe(
+    shipped = spacy.load(spacy_entmem.DEFAULT_PIPELINE)
+    assert nlp.get_pipe("pronoun_resolver").cfg["threshold"] == shipped.get_pipe(
         "pronoun_resolver").cfg["threshold"]  # what was not named stays
+    assert nlp.get_pipe(QUERY_MEMORY).cfg == shipped.get_pipe(QUERY_MEMORY).cfg  # the resolver's memory keeps its own
     assert not (tmp_path / "pipeline.staging").exists()
+    result = CliRunner().invoke(maintainer_app, ["set-decisions", "entity_threshold=0.3", "new_entity_bias=1.2",
+                                                 "--resolver-memory", "--target", str(target)])
+    assert result.exit_code == 0, result.output
+    nlp = spacy.load(target)
+    assert nlp.get_pipe(QUERY_MEMORY).cfg["entity_threshold"] == 0.3
+    assert nlp.get_pipe(QUERY_MEMORY).cfg["new_entity_bias"] == 1.2
+    assert nlp.get_pipe("entity_memory").cfg["entity_threshold"] == 0.4  # the annotating memory as it was
     for bad, message in ((["no_such_setting=1"], "expected NAME=VALUE"),
                          (["titled_name_agreement=true", "--mention-scheme", "ontonotes"], "unknown mention scheme")):
         result = CliRunner().invoke(maintainer_app, ["set-decisions", *bad, "--target", str(target)])
@@ -72,6 +83,9 @@ def test_set_decisions_sets_each_schemes_components_and_refuses_unknown_names(tm
     spacy.blank("en").to_disk(bare)
     result = CliRunner().invoke(maintainer_app, ["set-decisions", "entity_threshold=0.4", "--target", str(bare)])
     assert result.exit_code == 1 and "no component entity_memory" in " ".join(result.output.split())
+    result = CliRunner().invoke(maintainer_app, ["set-decisions", "entity_threshold=0.4", "--resolver-memory",
+                                                 "--target", str(bare)])
+    assert result.exit_code == 1 and "no pronoun_resolver" in " ".join(result.output.split())
 
 
 def test_annotate_with_memory_keeps_one_memory_for_the_resolver_and_refuses_a_pipeline_without_one(tmp_path):
