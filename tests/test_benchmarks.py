@@ -28,3 +28,10 @@ def test_pronoun_salience_reads_sentences_and_sentence_openers(monkeypatch):
     sentence = salience.sentence_ids(doc)
     assert sentence == [0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 2, 3, 3]  # a line break is a sentence of its own
     assert [salience.opens_sentence(doc, i, sentence) for i in (4, 7, 11)] == [True, False, True]
+
+
+def test_counterfactual_average_pairs_each_example_with_its_swapped_copy(monkeypatch):
+    counterfactual = load(BENCHMARKS / "gap_counterfactual_average.py", monkeypatch)
+    original = {"test-1": (0.2, 0.8), "test-2": (0.6, 0.1)}
+    swapped = {"test-1-swapped": (0.4, 0.4)}  # test-2's copy was left out
+    assert counterfactual.averaged(original, swapped) == {"test-1": pytest.approx((0.3, 0.6)), "test-2": (0.6, 0.1)}
