@@ -111,6 +111,24 @@ def test_a_query_span_group_gets_the_answers_in_its_attrs(nlp):
     assert "gap" not in plain.spans
 
 
+def test_a_pipeline_composed_with_add_pipe_source_answers_as_its_source(nlp):
+    composed = spacy.blank("en")
+    for name in nlp.component_names:
+        composed.add_pipe(name, source=nlp)
+    for name in nlp.disabled:
+        composed.disable_pipe(name)
+    resolver = composed.get_pipe("pronoun_resolver")
+    assert resolver.pipeline.get_pipe(resolver.cfg["memory"]) is composed.get_pipe(resolver.cfg["memory"])
+    answers = []
+    for pipeline in (nlp, composed):
+        doc, (pronoun, a, b) = annotate_query(pipeline, TEXT, chars("his"), chars("Alan Turing"), chars("Joan Clarke"))
+        query = pipeline.make_doc(TEXT)
+        query.spans["gap"] = [Span(query, *span, label=label)
+                              for span, label in ((a, "A"), (b, "B"), (pronoun, "PRONOUN"))]
+        answers.append(dict(pipeline(query).spans["gap"].attrs))
+    assert answers[0] == answers[1] and answers[0]["A_coref"] is True
+
+
 def test_a_query_without_its_labels_is_refused(nlp):
     doc, (pronoun, a, _) = annotate_query(nlp, TEXT, chars("his"), chars("Alan Turing"), chars("Joan Clarke"))
     doc.spans["gap"] = [Span(doc, *a, label="A"), Span(doc, *pronoun, label="PRONOUN")]
