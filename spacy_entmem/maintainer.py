@@ -221,7 +221,7 @@ def set_decisions(
     import spacy_entmem
 
     from .evaluation.coref_evaluate import decisions_by_component, parse_settings
-    from .pipeline.mention_schemes import MEMORY, ROLES, check_scheme, scheme_component
+    from .pipeline.mention_schemes import DEFAULT_SCHEME, MEMORY, ROLES, check_scheme, scheme_component
     from .training.assembly import set_component_settings
 
     target = target or spacy_entmem.DEFAULT_PIPELINE
@@ -237,7 +237,10 @@ def set_decisions(
         for component, values in by_component.items():
             by_name.setdefault(scheme_component(component, scheme) if component in ROLES else component,
                                {}).update(values)
-    if resolver_memory and MEMORY in by_name:
+    if resolver_memory:
+        if MEMORY not in by_name:
+            msg.fail(f"--resolver-memory: no memory setting for {MEMORY} among {settings} (the resolver reads the "
+                     f"'{DEFAULT_SCHEME}' scheme's memory; schemes named: {mention_scheme})", exits=1)
         by_name[saved_resolver_memory(target)] = by_name.pop(MEMORY)
     missing = [name for name in by_name if not (target / name / "cfg").exists()]
     if missing:

@@ -75,6 +75,9 @@ def test_set_decisions_sets_each_schemes_components_and_refuses_unknown_names(tm
     assert nlp.get_pipe(QUERY_MEMORY).cfg["entity_threshold"] == 0.3
     assert nlp.get_pipe(QUERY_MEMORY).cfg["new_entity_bias"] == 1.2
     assert nlp.get_pipe("entity_memory").cfg["entity_threshold"] == 0.4  # the annotating memory as it was
+    result = CliRunner().invoke(maintainer_app, ["set-decisions", "entity_threshold=0.3", "--resolver-memory",
+                                                 "--mention-scheme", "gum", "--target", str(target)])
+    assert result.exit_code == 1 and "no memory setting for entity_memory" in " ".join(result.output.split())
     for bad, message in ((["no_such_setting=1"], "expected NAME=VALUE"),
                          (["titled_name_agreement=true", "--mention-scheme", "ontonotes"], "unknown mention scheme")):
         result = CliRunner().invoke(maintainer_app, ["set-decisions", *bad, "--target", str(target)])
