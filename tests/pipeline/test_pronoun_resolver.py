@@ -98,9 +98,16 @@ def test_a_resolver_with_encoder_layers_reads_span_vectors_too_and_keeps_its_lay
     assert copy.resolve(doc, *ranges) == expected
 
 
+def with_query_group(doc, pronoun, a, b):
+    """``doc`` with the query's token ranges as its "gap" span group, labelled as the resolver reads them."""
+    doc.spans["gap"] = [Span(doc, start, end, label=label)
+                        for (start, end), label in ((a, "A"), (b, "B"), (pronoun, "PRONOUN"))]
+    return doc
+
+
 def test_a_query_span_group_gets_the_answers_in_its_attrs(nlp):
     doc, (pronoun, a, b) = annotate_query(nlp, TEXT, chars("his"), chars("Alan Turing"), chars("Joan Clarke"))
-    doc.spans["gap"] = [Span(doc, *span, label=label) for span, label in ((a, "A"), (b, "B"), (pronoun, "PRONOUN"))]
+    with_query_group(doc, pronoun, a, b)
     resolver = nlp.get_pipe("pronoun_resolver")
     doc = resolver(doc)
     attrs = doc.spans["gap"].attrs
@@ -119,13 +126,9 @@ def test_a_pipeline_composed_with_add_pipe_source_answers_as_its_source(nlp):
         composed.disable_pipe(name)
     resolver = composed.get_pipe("pronoun_resolver")
     assert resolver.pipeline.get_pipe(resolver.cfg["memory"]) is composed.get_pipe(resolver.cfg["memory"])
-    answers = []
-    for pipeline in (nlp, composed):
-        doc, (pronoun, a, b) = annotate_query(pipeline, TEXT, chars("his"), chars("Alan Turing"), chars("Joan Clarke"))
-        query = pipeline.make_doc(TEXT)
-        query.spans["gap"] = [Span(query, *span, label=label)
-                              for span, label in ((a, "A"), (b, "B"), (pronoun, "PRONOUN"))]
-        answers.append(dict(pipeline(query).spans["gap"].attrs))
+    _, ranges = annotate_query(nlp, TEXT, chars("his"), chars("Alan Turing"), chars("Joan Clarke"))
+    answers = [dict(pipeline(with_query_group(pipeline.make_doc(TEXT), *ranges)).spans["gap"].attrs)
+               for pipeline in (nlp, composed)]
     assert answers[0] == answers[1] and answers[0]["A_coref"] is True
 
 
@@ -229,9 +232,8 @@ def test_a_query_group_is_answered_over_the_resolvers_own_memory_and_the_cluster
     split = spacy.load(split_path)
     doc = split(TEXT)
     before = clusters(doc)
-    (pronoun, a, b) = (doc.char_span(*chars(word)) for word in ("his", "Alan Turing", "Joan Clarke"))
-    doc.spans["gap"] = [Span(doc, span.start, span.end, label=label)
-                        for span, label in ((a, "A"), (b, "B"), (pronoun, "PRONOUN"))]
+    spans = (doc.char_span(*chars(word)) for word in ("his", "Alan Turing", "Joan Clarke"))
+    with_query_group(doc, *((span.start, span.end) for span in spans))
     attrs = split.get_pipe("pronoun_resolver")(doc).spans["gap"].attrs
     expected = resolve_pronoun(nlp, TEXT, chars("his"), chars("Alan Turing"), chars("Joan Clarke"))
     assert (attrs["A_probability"], attrs["B_probability"]) == expected
