@@ -16,6 +16,7 @@ def write(tmp_path, *lines):
     return path
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("split,count", [("development", 2000), ("validation", 454), ("test", 2000)])
 def test_counts_and_spans(split, count, tmp_path):
     nlp = spacy.blank("en")

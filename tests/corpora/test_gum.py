@@ -16,6 +16,7 @@ EXPECTED = {
 }
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("scheme", ["gum", "ontogum"])
 def test_counts_equal_source_md(scheme):
     repairs = []
@@ -30,6 +31,7 @@ def test_counts_equal_source_md(scheme):
         assert "GUM_news_iodine.conll" in repairs[0] and "empty token" in repairs[0]
 
 
+@pytest.mark.corpus
 def test_noncommercial_documents_can_be_left_out():
     """69 of the 237 staged docs (67,380 tokens) are CC BY-NC-SA."""
     kept = read_gum(GUM, "gum", exclude_noncommercial=True)

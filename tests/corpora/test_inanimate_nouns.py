@@ -47,6 +47,7 @@ def test_only_frequent_heads_of_things_never_called_he_or_she_are_inanimate():
     assert inanimate_heads(counts, min_count=2) == ["abbey", "house"]
 
 
+@pytest.mark.corpus
 def test_litbank_ann_mentions_carry_their_types_and_a_malformed_line_names_its_place(tmp_path):
     mentions = list(litbank_typed_mentions(DATA / "litbank", fold=0))
     assert len(mentions) > 20000 and {t for _, t in mentions} == {"PER", "FAC", "LOC", "GPE", "VEH", "ORG"}

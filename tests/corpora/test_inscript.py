@@ -48,7 +48,7 @@ def test_malformed_lines_name_the_file_and_line(tmp_path, bad, message):
         read_drs(path)
 
 
-@pytest.mark.skipif(not INSCRIPT.exists(), reason="needs ../shared/data/inscript")
+@pytest.mark.corpus
 def test_the_corpus_counts_and_slots_match_its_source_notes():
     splits = read_inscript(INSCRIPT)
     assert {k: len(v) for k, v in splits.items()} == {"train": 619, "dev": 91, "test": 182}

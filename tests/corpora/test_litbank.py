@@ -15,6 +15,7 @@ def litbank_fold0():
     return read_litbank(LITBANK, fold=0)
 
 
+@pytest.mark.corpus
 def test_counts_equal_source_md(litbank_fold0):
     """data/litbank/SOURCE.md: 100 docs, 210,532 tokens, 8,562 sentences, 29,103 mentions, 7,927 clusters
     of which 5,763 singletons; fold 0 test has 20,638 tokens and dev 20,438 (= test of fold 9)."""

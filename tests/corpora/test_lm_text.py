@@ -15,12 +15,15 @@ def test_chunks_keep_whole_sentences_and_cut_only_overlong_ones():
 
 def test_only_training_splits_are_read():
     litbank = list(litbank_texts(DATA / "litbank"))
-    assert len(litbank) == 80  # fold 0 train
+    train_ids = (DATA / "litbank" / "splits" / "lrec2020_tenfold" / "0" / "train.ids").read_text().split()
+    assert len(litbank) == len(train_ids)  # fold 0 train (80 in the whole corpus)
     gum = list(gum_texts(DATA / "gum"))
-    assert len(gum) == 177  # staged GUM train docs (Reddit excluded)
+    manifest = (DATA / "gum" / "doc_manifest.tsv").read_text().splitlines()[1:]
+    assert len(gum) == sum(line.split("\t")[1] == "train" for line in manifest)  # 177 staged train docs
     assert all(sentences and all(sentence for sentence in sentences) for sentences in gum)
 
 
+@pytest.mark.corpus
 def test_corpus_counts_and_chunk_lengths():
     docs, counts = build_lm_corpus(spacy.blank("en"), DATA / "litbank", DATA / "gum",
                                    DATA / "gap" / "gap-development.tsv", max_tokens=128)

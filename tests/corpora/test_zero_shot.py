@@ -34,7 +34,7 @@ def test_lambada_passages_split_off_the_last_word(tmp_path):
         lambada_passages(path)
 
 
-@pytest.mark.skipif(not (DATA / "lambada").exists(), reason="needs ../shared/data")
+@pytest.mark.corpus
 def test_the_shared_test_sets_read_in_full():
     assert len(lambada_passages(DATA / "lambada" / "lambada_test.jsonl")) == 5153
     articles = wikitext_articles(DATA / "wikitext-2" / "test.txt")

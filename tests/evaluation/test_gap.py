@@ -17,6 +17,7 @@ ALWAYS_A = {
 }
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("split", sorted(ALWAYS_A))
 def test_always_a_matches_the_official_sanity_numbers(split, tmp_path):
     gold = read_gold_tsv(GAP / f"gap-{split}.tsv")
