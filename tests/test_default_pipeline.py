@@ -13,7 +13,7 @@ def test_shipped_pipeline_loads_and_annotates_the_samples():
     texts = [p.read_text(encoding="utf8") for p in sorted(SAMPLES.glob("*.txt"))]
     assert len(texts) >= 3
     docs = list(nlp.pipe(texts))
-    assert nlp.pipe_names == ["tok2vec", "tagger", "span_finder", "entity_memory", "pronoun_resolver"]
+    assert nlp.pipe_names == ["tok2vec", "tagger", "parser", "span_finder", "entity_memory", "pronoun_resolver"]
     for doc in docs:
         log = doc._.entity_memory_log
         candidates = {(s.start, s.end) for s in doc.spans["mention_candidates"]}
@@ -191,9 +191,9 @@ def test_name_ends_also_give_the_turing_sample_its_name_without_the_clause_cut()
 def test_the_gum_mention_scheme_swaps_finder_and_memory_and_clusters_the_turing_sample():
     text = (SAMPLES / "turing.txt").read_text(encoding="utf8")
     litbank, gum = spacy_entmem.load_default(), spacy_entmem.load_default(mention_scheme="gum")
-    assert litbank.pipe_names == ["tok2vec", "tagger", "span_finder", "entity_memory", "pronoun_resolver"]
+    assert litbank.pipe_names == ["tok2vec", "tagger", "parser", "span_finder", "entity_memory", "pronoun_resolver"]
     # the resolver was trained on the default memory's log, so a scheme with its own memory leaves it out
-    assert gum.pipe_names == ["tok2vec", "tagger", "span_finder", "entity_memory"]
+    assert gum.pipe_names == ["tok2vec", "tagger", "parser", "span_finder", "entity_memory"]
     assert not {"span_finder_gum", "entity_memory_gum"} & set(gum.component_names + litbank.component_names)
     import spacy
 

@@ -41,6 +41,17 @@ class RunSummary:
         return text
 
 
+
+def set_error_handler(nlp, handler) -> None:
+    """``nlp.set_error_handler`` for the components that take one: spaCy's parser (a Cython class, 3.8) has no
+    ``error_handler`` slot and raises AttributeError there, so its failures are not caught per batch."""
+    nlp.default_error_handler = handler
+    for _, pipe in nlp.pipeline:
+        try:
+            pipe.set_error_handler(handler)
+        except AttributeError:
+            continue
+
 def character_limit(max_length: int) -> int:
     """The longest document in characters for ``--max-length`` (0: no limit: the memory reads any length
     in bounded memory)."""
@@ -95,13 +106,13 @@ def local_annotator(nlp: Language, batch_size: int = 16, n_process: int = 1) -> 
                 pending[doc_id] = text
                 yield text, doc_id
 
-        nlp.set_error_handler(drop_failed_batch)
+        set_error_handler(nlp, drop_failed_batch)
         try:
             for doc, doc_id in nlp.pipe(texts(), as_tuples=True, batch_size=batch_size, n_process=n_process):
                 del pending[doc_id]
                 yield doc_id, doc
         finally:
-            nlp.set_error_handler(raise_error)
+            set_error_handler(nlp, raise_error)
         for doc_id, text in pending.items():  # left out by a failing batch: one at a time, errors named
             try:
                 yield doc_id, nlp(text)

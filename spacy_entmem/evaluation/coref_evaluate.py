@@ -97,6 +97,8 @@ DECISION_SETTINGS = {
     "narrator_continuity": ("entity_memory", "narrator_continuity"),
     "speaker_continuity": ("entity_memory", "speaker_continuity"),
     "apposition_continuity": ("entity_memory", "apposition_continuity"),
+    "syntactic_binding": ("entity_memory", "syntactic_binding"),
+    "person_agreement": ("entity_memory", "person_agreement"),
     "pruning_bound": ("entity_memory", "pruning_bound"),
     "beam_width": ("entity_memory", "beam_width"),
     "finder_threshold": ("span_finder", "threshold"),

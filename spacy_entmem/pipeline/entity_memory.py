@@ -57,7 +57,7 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
 # the on / off decision rules of MentionMemory, each set from the cfg key of the same name
 DECISION_RULES = ("name_agreement", "animacy_agreement", "narrator_continuity", "noun_number_agreement",
                   "plural_noun_agreement", "titled_name_agreement", "binding_agreement", "name_continuity",
-                  "speaker_continuity", "apposition_continuity")
+                  "speaker_continuity", "apposition_continuity", "syntactic_binding", "person_agreement")
 DEFAULT_MAX_BATCH_STEPS = 8192  # padded steps per memory batch (LitBank's ~2,000-word documents: 276 MB peak at batch size 64)
 
 
@@ -95,6 +95,8 @@ DEFAULT_MAX_BATCH_STEPS = 8192  # padded steps per memory batch (LitBank's ~2,00
         "name_continuity": False,
         "speaker_continuity": False,
         "apposition_continuity": False,
+        "syntactic_binding": False,
+        "person_agreement": False,
         "pronoun_agreement": [],
         "name_agreement": False,
         "pruning_bound": None,
@@ -115,7 +117,7 @@ def make_entity_memory(
     narrator_continuity: bool = False, noun_number_agreement: bool = False, beam_width: int = 1,
     max_batch_steps: Optional[int] = None, titled_name_agreement: bool = False, binding_agreement: bool = False,
     name_continuity: bool = False, plural_noun_agreement: bool = False, speaker_continuity: bool = False,
-    apposition_continuity: bool = False,
+    apposition_continuity: bool = False, syntactic_binding: bool = False, person_agreement: bool = False,
 ) -> "EntityMemory":
     weights = LossWeights(self_link_weight, positive_weight, negative_weight, sparsity_weight,
                           full_link_weight, full_negatives, lm_weight)
@@ -132,6 +134,7 @@ def make_entity_memory(
         titled_name_agreement=titled_name_agreement, binding_agreement=binding_agreement,
         name_continuity=name_continuity, plural_noun_agreement=plural_noun_agreement,
         speaker_continuity=speaker_continuity, apposition_continuity=apposition_continuity,
+        syntactic_binding=syntactic_binding, person_agreement=person_agreement,
     )
 
 
@@ -273,6 +276,7 @@ class EntityMemory(TrainablePipe):
         noun_number_agreement: bool = False, beam_width: int = 1, max_batch_steps: Optional[int] = None,
         titled_name_agreement: bool = False, binding_agreement: bool = False, name_continuity: bool = False,
         plural_noun_agreement: bool = False, speaker_continuity: bool = False, apposition_continuity: bool = False,
+        syntactic_binding: bool = False, person_agreement: bool = False,
     ):
         weights = weights or LossWeights()
         _check_config(cluster_prefix, mentions_key, entity_threshold, weights, temperature_halving_examples,
@@ -323,6 +327,8 @@ class EntityMemory(TrainablePipe):
             "plural_noun_agreement": bool(plural_noun_agreement),
             "speaker_continuity": bool(speaker_continuity),
             "apposition_continuity": bool(apposition_continuity),
+            "syntactic_binding": bool(syntactic_binding),
+            "person_agreement": bool(person_agreement),
             "pruning_bound": pruning_bound,
             "beam_width": beam_width,
             "max_batch_steps": max_batch_steps,

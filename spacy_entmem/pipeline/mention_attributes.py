@@ -201,6 +201,21 @@ def _sentence_initial_flags(lower: List[str], sent_starts: List[bool]) -> List[b
     return [i == 0 or starts or follows_sentence_boundary(lower[i - 1]) for i, starts in enumerate(sent_starts)]
 
 
+def _syntax_and_turn_columns(doc: Doc, spans: List[Tuple[int, int]], quoted: List[bool],
+                             quotes: List[Tuple[int, int]]) -> List[Tuple[int, ...]]:
+    """Per candidate: its binding columns from the parse (``syntax.binding_columns``), its person and the id of
+    the speaker's turn it stands in (``turns``)."""
+    from .syntax import binding_columns, no_binding
+    from .turns import candidate_persons, turn_ids
+
+    texts = [token.text for token in doc]
+    binding = binding_columns(doc, spans) if doc.has_annotation("DEP") else no_binding(spans)
+    turns = turn_ids(texts, quoted, quotes)
+    persons = candidate_persons(texts, spans)
+    return [columns + (person, turns[start] if start < len(turns) else -1)
+            for columns, person, (start, _) in zip(binding, persons, spans)]
+
+
 def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringIds,
                        name_genders: Optional[Dict[str, int]] = None,
                        inanimate_nouns: Optional[AbstractSet[str]] = None) -> numpy.ndarray:
@@ -232,6 +247,8 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
     speakers = candidate_speakers(lower, spans, first_person, quotes)
     family = family_names(lower, titles, capitalised, name_genders.keys()) if name_genders else {}
     nominals = apposed_nominals(lower, capitalised, tags, spans, inanimate_nouns)
+    extra = _syntax_and_turn_columns(doc, spans, quoted, quotes)
+    from .syntax import TIME, place_or_time
     rows = []
     for start, end in spans:
         words = lower[start:end]
@@ -240,7 +257,7 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
             _, number, gender = PRONOUNS[words[0]]
             bound_end = bound_subject_end(lower, tags, start)
             rows.append((-1, -1, pronoun, gender, number, int(quoted[start]), 0, 0, UNKNOWN, bound_end, 0)
-                        + NO_NAME_WORDS + speakers[len(rows)] + NO_NOMINAL)
+                        + NO_NAME_WORDS + speakers[len(rows)] + NO_NOMINAL + extra[len(rows)])
             continue
         content = words[1:] if len(words) > 1 and words[0] in LEADING_WORDS else words
         head = _head_index(words)
@@ -251,12 +268,18 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
             first_name = given_name(words, cased)
             family_name = len(mention_names) == 1 and family.get(first_name, len(doc)) <= start
             gender = UNKNOWN if family_name else name_genders.get(first_name, UNKNOWN)
-        inanimate = int(not gender and inanimate_nouns is not None and words[head] in inanimate_nouns)
+        inanimate = 0
+        if inanimate_nouns is not None:  # the animacy rule is on
+            thing = place_or_time(doc, start, end)
+            if thing == TIME:  # "on Friday", "in June": no name, whatever the name lexicon says
+                inanimate, gender = TIME, UNKNOWN
+            elif not gender:
+                inanimate = thing or int(words[head] in inanimate_nouns)
         proper = any(capitalised[start:end])
         noun_number = NUMBER_OF_TAG_ID.get(tags[start + head], UNKNOWN)
         names = [ids(word) for word in mention_names[:N_NAME_WORDS]]
         titled = int(bool(names) and titled_name(words, cased, head))
         rows.append((ids(" ".join(content)), ids(words[head]), 0, gender, UNKNOWN, int(quoted[start]),
                      int(proper), inanimate, noun_number, -1, titled) + tuple(names) + NO_NAME_WORDS[len(names):]
-                    + speakers[len(rows)] + nominals[len(rows)])
+                    + speakers[len(rows)] + nominals[len(rows)] + extra[len(rows)])
     return numpy.asarray(rows, dtype="int64").reshape(-1, len(ATTRIBUTE_FIELDS))

@@ -111,6 +111,7 @@ def read_memory_beam(memory: "MentionMemory", g: torch.Tensor, sim_token: torch.
             forced = join_where_free(forced, memory.leader_cells(state, leaders[:, t], t, step_entity, attrs, spans,
                                                                  disagree, docs=doc))
         holder = memory.name_holders(state, attrs_t, spans_t[:, 0], active[:, t], disagree)
+        holder = memory.binder_holders(state, attrs_t, active[:, t], disagree, holder)
         scores = step_scores(memory, log_p, state, disagree, forced, active[:, t], holder)
         parents, columns, beam = best_children(beam, scores)
         rows = (block + parents).reshape(-1)

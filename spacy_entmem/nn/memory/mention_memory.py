@@ -46,7 +46,8 @@ NOT_A_MENTION, UNKNOWN, SOME_OTHER_ENTITY = -1, -2, -3
 # name_word_k: ids of its first capitalised words other than titles and articles, -1 where it has fewer)
 ATTRIBUTE_FIELDS = ("norm", "head", "pronoun", "gender", "number", "quoted", "proper", "inanimate", "noun_number",
                     "bound_end", "titled", "name_word_1", "name_word_2", "name_word_3", "speaker_start",
-                    "speaker_end", "apposed_start", "apposed_end")
+                    "speaker_end", "apposed_start", "apposed_end", "root", "binder") + tuple(
+                        f"forbidden_{k}" for k in range(1, 5)) + ("person", "turn")
 NORM, HEAD, PRONOUN, GENDER, NUMBER, QUOTED, PROPER, INANIMATE, NOUN_NUMBER, BOUND_END, TITLED = range(11)
 NAME_WORDS = slice(TITLED + 1, TITLED + 4)
 N_NAME_WORDS = NAME_WORDS.stop - NAME_WORDS.start
@@ -56,8 +57,17 @@ SPEAKER = slice(NAME_WORDS.stop, NAME_WORDS.stop + 2)
 # (apposed_start, apposed_end: for a name right after a nominal candidate in apposition with it, "her sister
 # Jane", that nominal's span, ``pipeline.mention_attributes.apposed_nominals``; -1, -1 otherwise)
 APPOSED = slice(SPEAKER.stop, SPEAKER.stop + 2)
+# (root: the candidate's root token in the parse; binder: for a reflexive, the root token of its antecedent;
+# forbidden_k: root tokens of the noun phrases it can never refer to, -1 where it has fewer; see
+# ``pipeline.syntax``; person: 1 / 2 / 3 for a singular personal pronoun or an addressed name (2), 0 otherwise;
+# turn: the id of the speaker's turn it stands in, ``pipeline.turns``)
+ROOT, BINDER = APPOSED.stop, APPOSED.stop + 1
+FORBIDDEN = slice(BINDER + 1, BINDER + 5)
+PERSON, TURN = FORBIDDEN.stop, FORBIDDEN.stop + 1
 # no string, not a pronoun, nothing known
-PADDING_ATTRIBUTES = (-1, -1, 0, 0, 0, 0, 0, 0, 0, -1, 0) + (-1,) * N_NAME_WORDS + (-1, -1, -1, -1)
+PADDING_ATTRIBUTES = (-1, -1, 0, 0, 0, 0, 0, 0, 0, -1, 0) + (-1,) * N_NAME_WORDS + (-1, -1, -1, -1) + (
+    -1, -1) + (-1,) * (FORBIDDEN.stop - FORBIDDEN.start) + (0, -1)
+TIME_EXPRESSION = 2  # the INANIMATE value of a time expression (``pipeline.syntax.TIME``; 1: a thing or a place)
 PERSONAL_GENDERS = (1, 2)  # masculine, feminine (mention_attributes.MASCULINE / FEMININE)
 N_PRONOUN_CLASSES = 8  # pronoun classes 1..7 (0: not a pronoun)
 FIRST_SINGULAR = 1  # the pronoun class of "i me my mine myself" (mention_attributes.PRONOUN_CLASS)
@@ -80,7 +90,8 @@ GENDER_AGREEMENT = PAIR_FEATURE_NAMES.index("gender agreement")  # what ``name_a
 # the on / off rules whose constraint is a ``CellState`` method (attrs, rows, cells) → (P,) bool: the memory
 # attribute that switches it, the method's name
 CELL_CLASH_RULES = (("noun_number_agreement", "number_clash"), ("plural_noun_agreement", "plural_clash"),
-                    ("titled_name_agreement", "name_clash"), ("binding_agreement", "bound"))
+                    ("titled_name_agreement", "name_clash"), ("binding_agreement", "bound"),
+                    ("syntactic_binding", "syntax_clash"), ("person_agreement", "person_clash"))
 
 
 def put(target: torch.Tensor, index: Tuple[torch.Tensor, ...], values: torch.Tensor) -> torch.Tensor:
@@ -168,11 +179,17 @@ class CellState:
         self.last_quoted = numpy.zeros((batch, n_cells), dtype="int64")
         self.proper = numpy.zeros((batch, n_cells), dtype="int64")
         self.inanimate = numpy.zeros((batch, n_cells), dtype=bool)  # a mention with an inanimate head joined
+        # a time expression joined (INANIMATE == TIME_EXPRESSION); something else joined
+        self.temporal = numpy.zeros((batch, n_cells), dtype=bool)
+        self.untimed = numpy.zeros((batch, n_cells), dtype=bool)
         self.narrator = numpy.zeros((batch, n_cells), dtype=bool)  # an unquoted I / me / my joined
         # bit 1: a singular noun heads one of its nominal mentions, bit 2: a plural one (``noun_number``)
         self.noun_numbers = numpy.zeros((batch, n_cells), dtype="int64")
         self.strings = [[set() for _ in range(n_cells)] for _ in range(batch)]
         self.names = [[set() for _ in range(n_cells)] for _ in range(batch)]  # name word ids of its mentions
+        self.roots = [[set() for _ in range(n_cells)] for _ in range(batch)]  # its mentions' root tokens
+        # (turn, person) of its mentions that have a person (``PERSON``, ``TURN``)
+        self.persons = [[set() for _ in range(n_cells)] for _ in range(batch)]
         # per document: ("n", norm id) / ("h", head id) -> the cells holding a mention with that string
         self.cells_with = [dict() for _ in range(batch)]
         self.next_entity = numpy.zeros(batch, dtype="int64")
@@ -189,21 +206,29 @@ class CellState:
         for name, value in vars(self).items():
             if isinstance(value, numpy.ndarray):
                 setattr(out, name, value[rows])
-        out.strings, out.cells_with, out.names, taken = [], [], [], set()
+        out.strings, out.cells_with, out.names, out.roots, out.persons, taken = [], [], [], [], [], set()
         for row in rows.tolist():
             strings, cells_with, names = self.strings[row], self.cells_with[row], self.names[row]
+            roots, persons = self.roots[row], self.persons[row]
             if row in taken:
                 strings, names = [set(cell) for cell in strings], [set(cell) for cell in names]
+                roots, persons = [set(cell) for cell in roots], [set(cell) for cell in persons]
                 cells_with = {key: set(cells) for key, cells in cells_with.items()}
             taken.add(row)
             out.strings.append(strings)
             out.cells_with.append(cells_with)
             out.names.append(names)
+            out.roots.append(roots)
+            out.persons.append(persons)
         return out
 
     def least_used(self) -> numpy.ndarray:
         """(B,) the cell a new entity takes: an empty one (lowest index) or else the least used."""
         return numpy.argmin(numpy.where(self.used, self.usage, -1.0), axis=1)
+
+    def time_only(self) -> numpy.ndarray:
+        """(B, N) cells that only time expressions have joined ("yesterday": no "it" refers to it)."""
+        return self.temporal & ~self.untimed
 
     def thing_only(self) -> numpy.ndarray:
         """(B, N) cells that hold a mention headed by an inanimate noun and no masculine / feminine gender."""
@@ -260,6 +285,36 @@ class CellState:
         its clause's subject ("Cobb allegedly choked her": not Cobb; ``pipeline.binding``)."""
         ends = attrs[rows, BOUND_END]
         return (ends >= 0) & (self.last_end[rows, cells] == ends)
+
+    def syntax_clash(self, attrs: numpy.ndarray, rows: numpy.ndarray, cells: numpy.ndarray) -> numpy.ndarray:
+        """(P,) whether the pairs (rows[k], cells[k]) pair a candidate with a cell holding a mention whose root
+        token the parse rules out for it (``FORBIDDEN``: binding principles B and C, i-within-i)."""
+        clash = numpy.zeros(len(rows), dtype=bool)
+        for k in numpy.flatnonzero((attrs[rows, FORBIDDEN] >= 0).any(axis=1)).tolist():
+            held = self.roots[rows[k]][cells[k]]
+            clash[k] = any(root in held for root in attrs[rows[k], FORBIDDEN].tolist() if root >= 0)
+        return clash
+
+    def person_clash(self, attrs: numpy.ndarray, rows: numpy.ndarray, cells: numpy.ndarray) -> numpy.ndarray:
+        """(P,) whether the pairs (rows[k], cells[k]) pair a candidate of one grammatical person with a cell
+        holding a mention of another person in the same speaker's turn ("Lee: I met Dana. She …": "She" is not
+        the speaker's "I"; "Hi Tom, … I": the writer is not the addressee)."""
+        clash = numpy.zeros(len(rows), dtype=bool)
+        for k in numpy.flatnonzero(attrs[rows, PERSON] > 0).tolist():
+            person, turn = attrs[rows[k], PERSON], attrs[rows[k], TURN]
+            clash[k] = any(t == turn and p != person for t, p in self.persons[rows[k]][cells[k]])
+        return clash
+
+    def binder_cell(self, attrs: numpy.ndarray, active: numpy.ndarray) -> numpy.ndarray:
+        """(B,) for each active reflexive with a binder in the parse, the cell holding a mention rooted at the
+        binder (principle A: "Tom saw himself" joins Tom); -1 elsewhere."""
+        cells = numpy.full(len(active), -1)
+        for b in numpy.flatnonzero(active & (attrs[:, BINDER] >= 0)).tolist():
+            binder = attrs[b, BINDER]
+            holders = [i for i, roots in enumerate(self.roots[b]) if binder in roots and self.entity[b, i] >= 0]
+            if holders:
+                cells[b] = holders[0]
+        return cells
 
     def narrator_cell(self, attrs: numpy.ndarray, active: numpy.ndarray) -> numpy.ndarray:
         """(B,) for each candidate that is an unquoted first-person singular pronoun, the most recently used
@@ -324,18 +379,26 @@ class CellState:
         self.entity[new_rows, new_cells] = self.next_entity[new_rows]
         self.next_entity[new_rows] += 1
         for field in (self.count, self.gender, self.number, self.proper, self.inanimate, self.narrator,
-                      self.noun_numbers):
+                      self.noun_numbers, self.temporal, self.untimed):
             field[new_rows, new_cells] = 0
         for b, i in zip(new_rows.tolist(), new_cells.tolist()):
             for key in self.strings[b][i]:
                 self.cells_with[b][key].discard(i)
             self.strings[b][i] = set()
             self.names[b][i] = set()
+            self.roots[b][i] = set()
+            self.persons[b][i] = set()
         for b, i, norm, head in zip(rows.tolist(), cells.tolist(), attrs[:, NORM].tolist(), attrs[:, HEAD].tolist()):
             if norm >= 0:
                 for key in (("n", norm), ("h", head)):
                     self.strings[b][i].add(key)
                     self.cells_with[b].setdefault(key, set()).add(i)
+        for b, i, root, person, turn in zip(rows.tolist(), cells.tolist(), attrs[:, ROOT].tolist(),
+                                            attrs[:, PERSON].tolist(), attrs[:, TURN].tolist()):
+            if root >= 0:
+                self.roots[b][i].add(root)
+            if person > 0:
+                self.persons[b][i].add((turn, person))
         named = (attrs[:, NAME_WORDS] >= 0).any(axis=1)
         for b, i, words in zip(rows[named].tolist(), cells[named].tolist(), attrs[named, NAME_WORDS].tolist()):
             self.names[b][i].update(word for word in words if word >= 0)
@@ -344,6 +407,8 @@ class CellState:
             field[rows[known], cells[known]] = attrs[known, column]
         self.proper[rows, cells] = numpy.maximum(self.proper[rows, cells], attrs[:, PROPER])
         self.inanimate[rows, cells] |= attrs[:, INANIMATE] > 0
+        self.temporal[rows, cells] |= attrs[:, INANIMATE] == TIME_EXPRESSION
+        self.untimed[rows, cells] |= attrs[:, INANIMATE] != TIME_EXPRESSION
         self.narrator[rows, cells] |= narrator_pronouns(attrs)
         self.noun_numbers[rows, cells] |= attrs[:, NOUN_NUMBER]
         self.last_pronoun[rows, cells] = attrs[:, PRONOUN]
@@ -470,6 +535,13 @@ class MentionMemory(nn.Module):
         self.titled_name_agreement = False
         # at inference: an object pronoun never joins the cell of its clause's subject (``CellState.bound``)
         self.binding_agreement = False
+        # at inference: a candidate never joins a cell holding a noun phrase the parse rules out (binding
+        # principles B and C, i-within-i: ``CellState.syntax_clash``), and a reflexive joins the cell of its
+        # binder where it may (principle A: ``CellState.binder_cell``)
+        self.syntactic_binding = False
+        # at inference: a singular personal pronoun never joins a cell holding another person in the same
+        # speaker's turn (``CellState.person_clash``)
+        self.person_agreement = False
         # at inference: a name whose name words all belong to one cell's mentions, if it is a mention, joins
         # that cell (``CellState.name_holder``): no new entity, no other cell
         self.name_continuity = False
@@ -620,6 +692,7 @@ class MentionMemory(nn.Module):
                     forced = join_where_free(
                         forced, self.leader_cells(state, leaders[:, t], t, step_entity, attrs, spans, disagree))
                 holder = self.name_holders(state, attrs[:, t], spans[:, t, 0], active[:, t], disagree)
+                holder = self.binder_holders(state, attrs[:, t], active[:, t], disagree, holder)
                 decision = self._greedy(log_p.detach(), state, disagree, forced, holder)
                 if self.record_decision_scores:
                     decision_scores.append(decision.scores)
@@ -694,6 +767,15 @@ class MentionMemory(nn.Module):
             return None
         return joinable(state.name_holder(attrs_t, starts_t, active_t), disagree)
 
+    def binder_holders(self, state: CellState, attrs_t: numpy.ndarray, active_t: numpy.ndarray,
+                       disagree: Optional[numpy.ndarray], holder: Optional[numpy.ndarray]) -> Optional[numpy.ndarray]:
+        """With ``syntactic_binding``, ``holder`` (B,) (or -1s) with each reflexive's binder cell where it may
+        be joined (``CellState.binder_cell``); ``holder`` unchanged without it."""
+        if not self.syntactic_binding or self.training or not (attrs_t[:, BINDER] >= 0).any():
+            return holder
+        binder = joinable(state.binder_cell(attrs_t, active_t), disagree)
+        return binder if holder is None else numpy.where(binder >= 0, binder, holder)
+
     def decision_scores(self, log_p: torch.Tensor, disagree: Optional[numpy.ndarray] = None,
                         dtype: Optional[str] = None, holder: Optional[numpy.ndarray] = None) -> numpy.ndarray:
         """(B, N + 2) what the decision maximises: log p plus the inference offsets on IGNORE and OVERWRITE,
@@ -756,6 +838,7 @@ class MentionMemory(nn.Module):
             if self.animacy_agreement:
                 personal = pronoun & IS_PERSONAL_GENDER[attrs_t[rows, GENDER]]
                 disagree[rows, cells] |= personal & state.thing_only()[rows, cells]
+                disagree[rows, cells] |= pronoun & state.time_only()[rows, cells]
             for clash in clashes:
                 disagree[rows, cells] |= clash(attrs_t, rows, cells)
         return scores.reshape(-1).index_put((pairs_t,), raw).view(B, N), disagree

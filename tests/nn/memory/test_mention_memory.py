@@ -491,7 +491,8 @@ def test_pruning_is_off_in_training_and_for_forced_actions(memory):
 
 def _row(pronoun_class=0, quoted=0, norm=0):
     """One candidate's attributes: a pronoun of ``pronoun_class`` (1: I / me / my) or a nominal with ``norm``."""
-    return (-1, -1, pronoun_class, 0, 1, quoted, 0, 0, 0) if pronoun_class else (norm, norm, 0, 0, 0, quoted, 0, 0, 0)
+    row = (-1, -1, pronoun_class, 0, 1, quoted, 0, 0, 0) if pronoun_class else (norm, norm, 0, 0, 0, quoted, 0, 0, 0)
+    return row + PADDING_ATTRIBUTES[len(row):]
 
 
 def test_a_cell_is_the_narrators_once_an_unquoted_i_joins_and_forgets_it_when_overwritten():
@@ -675,3 +676,51 @@ def test_speaker_continuity_follows_the_speakers_entity_not_its_evicted_cell(bea
         out = memory(X, lengths, spans, n, attrs)
     assert out.actions.tolist() == [[OVERWRITE, OVERWRITE, OVERWRITE]]  # not the door's cell
 
+
+
+def _columns(**columns):
+    """One candidate's attributes (padding elsewhere) with the named columns set."""
+    from spacy_entmem.nn.memory import mention_memory as mm
+
+    row = numpy.array(PADDING_ATTRIBUTES, dtype="int64")
+    for name, value in columns.items():
+        target = getattr(mm, name.upper())
+        row[target] = value
+    return row[None]
+
+
+def _state_with(*rows):
+    """A one-document state where candidate k (attributes rows[k]) began an entity in cell k."""
+    state = CellState(1, len(rows))
+    for k, attrs in enumerate(rows):
+        state.apply(numpy.array([OVERWRITE]), numpy.array([k]), attrs, numpy.array([k + 1]), 0.98, numpy.array([True]))
+    return state
+
+
+def test_a_candidate_never_joins_a_cell_holding_a_noun_phrase_the_parse_rules_out():
+    state = _state_with(_columns(root=1), _columns(root=4))  # "The pilot" (root 1), "the mechanic" (root 4)
+    him = _columns(pronoun=5, root=7, forbidden=[1, -1, -1, -1])
+    clash = state.syntax_clash(him, numpy.array([0, 0]), numpy.array([0, 1]))
+    assert clash.tolist() == [True, False]
+
+
+def test_a_reflexive_joins_its_binders_cell():
+    state = _state_with(_columns(root=0), _columns(root=3))
+    himself = _columns(pronoun=5, root=5, binder=3)
+    assert state.binder_cell(himself, numpy.array([True])).tolist() == [1]
+    assert state.binder_cell(_columns(pronoun=5, root=5), numpy.array([True])).tolist() == [-1]
+
+
+def test_persons_of_one_turn_never_share_a_cell():
+    state = _state_with(_columns(person=1, turn=4), _columns(person=0, turn=4))  # "I", "Dana" in Lee's turn
+    she = _columns(pronoun=6, person=3, turn=4)
+    assert state.person_clash(she, numpy.array([0, 0]), numpy.array([0, 1])).tolist() == [True, False]
+    later = _columns(pronoun=6, person=3, turn=5)  # another turn: no constraint
+    assert state.person_clash(later, numpy.array([0]), numpy.array([0])).tolist() == [False]
+
+
+def test_a_cell_of_time_expressions_only():
+    from spacy_entmem.nn.memory.mention_memory import TIME_EXPRESSION
+
+    state = _state_with(_columns(inanimate=TIME_EXPRESSION), _columns(inanimate=1))
+    assert state.time_only().tolist() == [[True, False]]

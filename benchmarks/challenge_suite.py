@@ -1,0 +1,220 @@
+"""A challenge suite written from grammar (not from any published test set, and never used to choose rules or
+models; those are chosen on LitBank / GUM dev): short items in categories, each with the links it expects,
+every gendered item in a masculine and a feminine form.
+
+    python benchmarks/challenge_suite.py                       # the shipped pipeline
+    python benchmarks/challenge_suite.py --pipeline DIR --setting syntactic_binding=false
+    python benchmarks/challenge_suite.py --write benchmarks/challenge_items.jsonl   # the items, for reading
+
+An item's text has marked slots; each check names two slots and whether they must be linked (one cluster holds
+a mention headed by each slot's last token) or must not be, or (ambiguous items) that exactly one of two slots
+is linked to a third. An item is right when all its checks hold. Reports accuracy per category, over all
+items, and for the masculine and feminine forms.
+"""
+import argparse
+import json
+import re
+from collections import defaultdict
+from itertools import cycle, islice
+from pathlib import Path
+from typing import Dict, List, Tuple
+
+MASCULINE = ["John", "David", "Michael", "Robert", "James", "Daniel", "Thomas", "Peter", "Mark", "Paul", "George",
+             "Henry"]
+FEMININE = ["Mary", "Susan", "Linda", "Sarah", "Emma", "Laura", "Anna", "Julia", "Helen", "Alice", "Rachel",
+            "Karen"]
+ROLES = [("pilot", "mechanic"), ("doctor", "nurse"), ("lawyer", "witness"), ("teacher", "student"),
+         ("manager", "clerk"), ("chef", "waiter"), ("officer", "driver"), ("editor", "writer"),
+         ("coach", "player"), ("landlord", "tenant"), ("banker", "client"), ("judge", "defendant")]
+CITIES = ["Warsaw", "Paris", "Boston", "Madrid", "Chicago", "Vienna", "Dublin", "Toronto", "Lisbon", "Prague",
+          "Denver", "Oslo"]
+PRONOUNS = {"m": {"he": "he", "He": "He", "him": "him", "his": "his", "His": "His", "himself": "himself"},
+            "f": {"he": "she", "He": "She", "him": "her", "his": "her", "His": "Her", "himself": "herself"}}
+OTHER = {"m": "f", "f": "m"}
+
+# (category, template, checks). Slots: {A} {B} {C} names of the item's gender (C: the other gender where the
+# template says {C~}), {R1} {R2} role nouns, {X} a city; pronouns as {p:he} {p:him} … in the item's gender
+# ({q:…} the other gender's); a slot's name is what checks refer to, a pronoun's is P, P2 … in text order.
+# checks: ("link", s, t) must be linked; ("apart", s, t) must not; ("either", s, t, u): s linked to exactly
+# one of t, u.
+TEMPLATES = [
+    ("principle B: coordination", "The {R1} thanked the {R2} and paid {p:him}.",
+     [("apart", "P", "R1"), ("link", "P", "R2")]),
+    ("principle B: coordination", "{A} met {B} at the station and paid {p:him} for the tickets.",
+     [("apart", "P", "A"), ("link", "P", "B")]),
+    ("principle B: coordination", "The {R1} called the {R2} and thanked {p:him} warmly.",
+     [("apart", "P", "R1"), ("link", "P", "R2")]),
+    ("principle B: control", "{A} asked {B} to help {p:him}.", [("apart", "P", "B"), ("link", "P", "A")]),
+    ("principle B: control", "{A} told {B} to call {p:him} later.", [("apart", "P", "B"), ("link", "P", "A")]),
+    ("principle B: co-arguments", "{A} met {B} at the station and {p:he} gave {p:him} a ticket.",
+     [("apart", "P", "P2")]),
+    ("principle B: co-arguments", "{A} visited {B} on Sunday. {p:He} showed {p:him} the garden.",
+     [("apart", "P", "P2")]),
+    ("principle B: co-arguments", "The {R1} praised {p:him}.", [("apart", "P", "R1")]),
+    ("principle A: reflexives", "{A} saw {p:himself} in the mirror.", [("link", "P", "A")]),
+    ("principle A: reflexives", "{B} said that {A} had hurt {p:himself}.", [("link", "P", "A"), ("apart", "P", "B")]),
+    ("principle A: reflexives", "The {R1} introduced {p:himself} to the {R2}.",
+     [("link", "P", "R1"), ("apart", "P", "R2")]),
+    ("principle C", "{A} arrived late. {p:He} said that {B} was tired.", [("link", "P", "A"), ("apart", "P", "B")]),
+    ("principle C", "{A} waited outside. {p:He} thinks {B} will win.", [("link", "P", "A"), ("apart", "P", "B")]),
+    ("possessors and i-within-i", "{A} called {p:his} mother yesterday.", [("link", "P", "A"), ("apart", "P", "M")]),
+    ("possessors and i-within-i", "{A} met {B} and {p:his} brother.", [("apart", "P", "M")]),
+    ("gender agreement", "{A} met {C~} at the station. {p:He} was late.", [("link", "P", "A"), ("apart", "P", "C")]),
+    ("gender agreement", "{C~} met {A} at the station. {p:He} was late.", [("link", "P", "A"), ("apart", "P", "C")]),
+    ("gender agreement", "{A} thanked {C~} because {p:he} was kind.", [("link", "P", "A"), ("apart", "P", "C")]),
+    ("number agreement", "The students met {A} in the hall. {p:He} gave a speech.",
+     [("link", "P", "A"), ("apart", "P", "S")]),
+    ("number agreement", "{A} met the students in the hall. They asked many questions.",
+     [("link", "T", "S"), ("apart", "T", "A")]),
+    ("singular they", "{A} hired a {R2}. The {R2b} said that they would come on Monday.",
+     [("link", "T", "R2b"), ("apart", "T", "A")]),
+    ("singular they", "A {R1} called this morning. They wanted to speak to {A}.",
+     [("link", "T", "R1"), ("apart", "T", "A")]),
+    ("cataphora", "When {p:he} arrived, {A} smiled.", [("link", "P", "A")]),
+    ("cataphora", "Before {p:he} left, {A} locked the door.", [("link", "P", "A")]),
+    ("apposition", "{A}, a {R1}, arrived early. {p:He} sat down.", [("link", "R1", "A"), ("link", "P", "A")]),
+    ("titles and name variants", "Dr. {A} {L} gave a talk. {L} said the results were new.",
+     [("link", "L2", "A")]),
+    ("titles and name variants", "{A} {L} won the race. Later, {T:Mr.} {L} thanked the crowd.",
+     [("link", "L2", "A")]),
+    ("first and second person in dialogue", '"I am tired," {A} told {C~}. "You should rest," {C} replied.',
+     [("link", "I", "A"), ("apart", "I", "C"), ("link", "You", "A")]),
+    ("first and second person in dialogue", "Interviewer: When did you meet {B}?\n{A}: I met {B} in college. "
+     "{p:He} was my roommate.", [("link", "I", "A"), ("apart", "P", "A"), ("link", "P", "B2")]),
+    ("animacy: places and times", "{A} was born in {X}. {p:He} moved to Paris in 1890.",
+     [("link", "P", "A"), ("apart", "P", "X")]),
+    ("animacy: places and times", "Hi {A}, thanks for sending the report yesterday. I forwarded it to {C~}.",
+     [("link", "It", "Rep"), ("apart", "It", "Y"), ("apart", "I", "A")]),
+    ("ambiguous (either answer)", "The {R1} called the {R2} because {p:he} needed help.",
+     [("either", "P", "R1", "R2")]),
+    ("ambiguous (either answer)", "{A} told {B} that {p:he} had won.", [("either", "P", "A", "B")]),
+]
+
+SLOT = re.compile(r"\{([^}]+)\}|\b(They|they|I|You|it|report|yesterday|students|brother|mother)\b")
+
+
+def render(template: str, fill: Dict[str, str], gender: str) -> Tuple[str, Dict[str, Tuple[int, int]]]:
+    """The item's text and each slot's character span (pronouns named P, P2, …; plain marked words by
+    name: They/they → T, I, You, it → It, report → Rep, yesterday → Y, students → S, mother → M)."""
+    out, spans, n_pronouns, seen = "", {}, 0, defaultdict(int)
+    words = {"They": "T", "they": "T", "I": "I", "You": "You", "it": "It", "report": "Rep", "yesterday": "Y",
+             "students": "S", "mother": "M", "brother": "M"}
+    position = 0
+    for match in SLOT.finditer(template):
+        out += template[position:match.start()]
+        position = match.end()
+        slot, word = match.group(1), match.group(2)
+        if word is not None:
+            text = word
+            name = words[word]
+        elif slot.startswith("p:") or slot.startswith("q:"):
+            text = PRONOUNS[gender if slot[0] == "p" else OTHER[gender]][slot[2:]]
+            n_pronouns += 1
+            name = "P" if n_pronouns == 1 else f"P{n_pronouns}"
+        elif slot.startswith("T:"):
+            text = {"m": "Mr.", "f": "Ms."}[gender]
+            name = "Title"
+        else:
+            key = slot.rstrip("~")
+            text = fill[key]
+            name = key
+        seen[name] += 1
+        if seen[name] > 1:
+            name = f"{name}{seen[name]}"
+        spans[name] = (len(out), len(out) + len(text))
+        out += text
+    out += template[position:]
+    return out, spans
+
+
+def items() -> List[dict]:
+    """Every template, 7 fillings, each in the masculine and the feminine form (the role-noun items, which carry
+    no gender but their pronoun's, in both pronoun genders too)."""
+    out = []
+    for t, (category, template, checks) in enumerate(TEMPLATES):
+        for k in range(7):
+            for gender in ("m", "f"):
+                names = MASCULINE if gender == "m" else FEMININE
+                others = FEMININE if gender == "m" else MASCULINE
+                a, b = names[(2 * k + t) % len(names)], names[(2 * k + t + 1) % len(names)]
+                r1, r2 = ROLES[(k + t) % len(ROLES)]
+                fill = {"A": a, "B": b, "C": others[(k + t) % len(others)], "R1": r1, "R2": r2, "R2b": r2,
+                        "X": CITIES[(k + t) % len(CITIES)], "L": ["Smith", "Brown", "Taylor", "Walker", "Clark",
+                                                                 "Hughes"][k % 6]}
+                text, spans = render(template, fill, gender)
+                out.append({"id": f"{t}-{k}-{gender}", "category": category, "gender": gender, "text": text,
+                            "slots": spans, "checks": [list(check) for check in checks]})
+    return out
+
+
+def linked(clusters: List[List[Tuple[int, int]]], a: Tuple[int, int], b: Tuple[int, int]) -> bool:
+    """Whether one cluster holds a mention headed at each slot (covering the slot's last character) and the two
+    mentions differ."""
+    def covers(span, slot):
+        return span[0] <= slot[1] - 1 < span[1]
+    for cluster in clusters:
+        first = [span for span in cluster if covers(span, a)]
+        second = [span for span in cluster if covers(span, b)]
+        if any(x != y for x in first for y in second):
+            return True
+    return False
+
+
+def judge(item: dict, clusters: List[List[Tuple[int, int]]]) -> bool:
+    slots = {name: tuple(span) for name, span in item["slots"].items()}
+    for check in item["checks"]:
+        kind, names = check[0], check[1:]
+        if any(name not in slots for name in names):
+            raise KeyError(f"item {item['id']}: check {check} names a slot the text lacks ({sorted(slots)})")
+        if kind == "link" and not linked(clusters, slots[names[0]], slots[names[1]]):
+            return False
+        if kind == "apart" and linked(clusters, slots[names[0]], slots[names[1]]):
+            return False
+        if kind == "either" and linked(clusters, slots[names[0]], slots[names[1]]) == linked(
+                clusters, slots[names[0]], slots[names[2]]):
+            return False
+    return True
+
+
+def evaluate(nlp, suite: List[dict]) -> Dict[str, Dict[str, float]]:
+    """Accuracy per category (and overall, masculine, feminine): {name: {"n": count, "accuracy": percent}}."""
+    right = defaultdict(list)
+    for item, doc in zip(suite, nlp.pipe(item["text"] for item in suite)):
+        clusters = [[(span.start_char, span.end_char) for span in group] for group in doc._.coref_clusters]
+        ok = judge(item, clusters)
+        for key in (item["category"], "all items", "masculine" if item["gender"] == "m" else "feminine"):
+            right[key].append(ok)
+    return {key: {"n": len(values), "accuracy": 100 * sum(values) / len(values)} for key, values in right.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pipeline", default=None, help="a pipeline directory (default: the shipped one)")
+    parser.add_argument("--setting", action="append", default=[], help="NAME=JSON entity_memory setting")
+    parser.add_argument("--write", type=Path, default=None, help="write the items as JSON lines and stop")
+    parser.add_argument("--output", type=Path, default=None, help="write the scores as JSON")
+    args = parser.parse_args()
+    suite = items()
+    if args.write:
+        args.write.write_text("".join(json.dumps(item) + "\n" for item in suite), encoding="utf8")
+        print(f"{len(suite)} items -> {args.write}")
+        return
+    import spacy
+
+    import spacy_entmem
+
+    nlp = spacy.load(args.pipeline) if args.pipeline else spacy_entmem.load_default()
+    for setting in args.setting:
+        name, value = setting.split("=", 1)
+        nlp.get_pipe("entity_memory").cfg[name] = json.loads(value)
+    scores = evaluate(nlp, suite)
+    for key in sorted(scores, key=lambda k: (k in ("all items", "masculine", "feminine"), k)):
+        print(f"{key:42s} {scores[key]['n']:4d} items  {scores[key]['accuracy']:5.1f} %")
+    gap = scores["masculine"]["accuracy"] - scores["feminine"]["accuracy"]
+    print(f"{'masculine - feminine':42s}             {gap:+5.1f} points")
+    if args.output:
+        args.output.write_text(json.dumps(scores, indent=2), encoding="utf8")
+
+
+if __name__ == "__main__":
+    main()

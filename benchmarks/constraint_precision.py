@@ -1,0 +1,101 @@
+"""How often the gold clusters of a corpus agree with the parse-based constraints (``pipeline.syntax``,
+``pipeline.turns``): for each gold mention, the earlier gold mentions the constraint rules out, and how many
+of those pairs the gold nonetheless puts in one cluster (the constraint's errors), per constraint kind; and for
+reflexives, how often the binder the parse names is in the reflexive's gold cluster.
+
+    python benchmarks/constraint_precision.py corpus/litbank/dev.spacy corpus/gum/dev.spacy
+    python benchmarks/constraint_precision.py --predicted corpus/litbank/test.spacy corpus/gum/test.spacy
+
+The docs are parsed with the shipped pipeline's parser (its tok2vec, tagger and parser only). With
+``--predicted`` the clusters are the pipeline's own output instead of the gold: a ruled-out pair in one predicted
+cluster is a violation of the constraint in what users see.
+"""
+import sys
+from collections import Counter
+from pathlib import Path
+
+import spacy
+from spacy.tokens import DocBin
+
+import spacy_entmem
+from spacy_entmem.pipeline.mention_attributes import PRONOUNS
+from spacy_entmem.pipeline.speakers import read_quotations
+from spacy_entmem.pipeline.syntax import forbidden_antecedents, reflexive_binder, span_root
+from spacy_entmem.pipeline.turns import candidate_persons, turn_ids
+from spacy_entmem.training.targets import gold_clusters
+
+
+def kind(doc, start: int, end: int) -> str:
+    word = doc[start].lower_
+    if end - start == 1 and word in PRONOUNS:
+        return "pronoun (principle B)"
+    return "name or nominal (principle C, i-within-i)"
+
+
+def predicted_clusters(doc):
+    return [[(span.start, span.end) for span in group] for group in doc._.coref_clusters]
+
+
+def main(paths, pipeline=None, predicted: bool = False) -> None:
+    nlp = spacy.load(pipeline) if pipeline else spacy_entmem.load_default()
+    parse = [name for name in nlp.pipe_names if name in ("tok2vec", "tagger", "parser")]
+    if "parser" not in parse:
+        sys.exit(f"{pipeline or 'the default pipeline'} has no parser")
+    counts, person_counts, reflexive = Counter(), Counter(), Counter()
+    for path in paths:
+        gold_docs = list(DocBin().from_disk(path).get_docs(nlp.vocab))
+        docs = (spacy.tokens.Doc(nlp.vocab, words=[t.text for t in d], spaces=[bool(t.whitespace_) for t in d])
+                for d in gold_docs)
+        if predicted:
+            parsed = list(nlp.pipe(docs))
+        else:
+            with nlp.select_pipes(enable=parse):
+                parsed = list(nlp.pipe(docs))
+        for gold, doc in zip(gold_docs, parsed):
+            clusters = predicted_clusters(doc) if predicted else gold_clusters(gold)
+            cluster_of = {span: k for k, cluster in enumerate(clusters) for span in cluster}
+            mentions = sorted(cluster_of, key=lambda s: (s[1], s[0]))
+            by_root = {}
+            for start, end in mentions:
+                by_root.setdefault(span_root(doc, start, end), []).append((start, end))
+            texts = [t.text for t in doc]
+            quoted, quotes = read_quotations([t.lower() for t in texts])
+            turns = turn_ids(texts, quoted, quotes)
+            persons = candidate_persons(texts, mentions)
+            for (start, end), person in zip(mentions, persons):
+                for root in forbidden_antecedents(doc, start, end):
+                    for other in by_root.get(root, []):
+                        if other[1] <= start or (other[1] <= end and other != (start, end) and root < start):
+                            same = cluster_of[other] == cluster_of[(start, end)]
+                            counts[kind(doc, start, end), same] += 1
+                binder = reflexive_binder(doc, start, end)
+                if binder >= 0:
+                    joined = any(cluster_of[o] == cluster_of[(start, end)] for o in by_root.get(binder, []))
+                    reflexive[joined] += 1
+            # person: pairs of gold mentions with a person, in one turn
+            with_person = [(m, p) for m, p in zip(mentions, persons) if p]
+            for i, (m, p) in enumerate(with_person):
+                for other, q in with_person[:i]:
+                    if turns[other[0]] == turns[m[0]] and q != p:
+                        person_counts[cluster_of[other] == cluster_of[m]] += 1
+    source = "predicted" if predicted else "gold"
+    for what in ("pronoun (principle B)", "name or nominal (principle C, i-within-i)"):
+        wrong, right = counts[what, True], counts[what, False]
+        print(f"{what}: {right + wrong} ruled-out pairs among {source} mentions, {wrong} in one {source} cluster "
+              f"(kept apart {100 * right / max(right + wrong, 1):.1f} %)")
+    print(f"person within a turn: {sum(person_counts.values())} pairs of different persons, {person_counts[True]} "
+          f"in one {source} cluster (kept apart {100 * person_counts[False] / max(sum(person_counts.values()), 1):.1f} %)")
+    print(f"reflexives with a binder: {sum(reflexive.values())}, binder in the reflexive's {source} cluster "
+          f"{reflexive[True]} ({100 * reflexive[True] / max(sum(reflexive.values()), 1):.1f} %)")
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    pipeline = None
+    predicted = "--predicted" in args
+    args = [arg for arg in args if arg != "--predicted"]
+    if "--pipeline" in args:
+        at = args.index("--pipeline")
+        pipeline = args[at + 1]
+        del args[at:at + 2]
+    main([Path(p) for p in args], pipeline, predicted)

@@ -1,0 +1,217 @@
+"""Binding theory read off a dependency parse (spaCy's ClearNLP labels, as en_core_web_sm's parser gives them):
+which earlier noun phrases a candidate mention can never refer to, and which one a reflexive must.
+
+- Principle B: a non-reflexive personal pronoun is not a co-argument of its own predicate, nor its understood
+  subject: "The pilot thanked the mechanic and paid him" (the coordinated "paid" has the pilot as subject),
+  "Mary asked John to help her" (John, the controller of "help"), "he gave him", "the man who saw him".
+  Prepositions of place are left out ("John saw a snake near him" may be John).
+- Principle C: a name or a nominal is not a third-person pronoun that c-commands it: "He said that John left",
+  "She met the doctor" (the subject and the objects of every clause above it; a coordinated clause with a
+  subject of its own is not below the first one's arguments).
+- i-within-i: a noun phrase is not its own possessor ("his mother" is not "his").
+- Principle A: a reflexive's antecedent is its predicate's (understood) subject: "Tom saw himself".
+
+Each candidate is named by its root token (the token of the span whose head lies outside it), so the constraints
+hold between candidates whatever their exact boundaries. A doc without a parse gives no constraint.
+"""
+from typing import Iterable, List, Optional, Sequence, Set, Tuple
+
+from spacy.tokens import Doc, Token
+
+from .binding import PLACE_PREPOSITIONS
+from .mention_attributes import PRONOUNS
+
+SUBJECTS = {"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"}
+OBJECTS = {"dobj", "dative", "iobj", "oprd"}
+ARGUMENT_PREPOSITIONS = {"prep", "agent", "dative"}
+# clause heads whose missing subject is the head clause's: "and paid him", "before paying him", "to help him"
+SUBJECT_SHARING = {"conj", "xcomp", "advcl", "acl"}
+RELATIVE_PRONOUNS = {"who", "whom", "that", "which"}
+REFLEXIVES = {"myself", "yourself", "himself", "herself", "itself", "ourselves", "yourselves", "themselves",
+              "oneself", "thyself"}
+# the pronouns principle C reads ("her" as an object; possessors are left out; "it" is often an expletive:
+# "it is clear that the plan failed")
+THIRD_PERSON = {"he", "him", "she", "her", "they", "them"}
+PERSONAL = THIRD_PERSON | {"it", "i", "me", "we", "us", "you"}
+# a noun phrase in these relations says something of another one, or names it again: "He is a doctor", "he,
+# a patriotic islander", "proclaiming himself Emperor" (no principle C)
+PREDICATIVE = {"attr", "oprd", "appos", "npadvmod", "acomp", "dep", "xcomp", "ccomp"}
+MAX_FORBIDDEN = 4  # constraints kept per candidate (the nearest first)
+NO_TOKEN = -1
+
+
+def span_root(doc: Doc, start: int, end: int) -> int:
+    """The root token of doc[start:end] (the first whose head lies outside the span)."""
+    for i in range(start, end):
+        head = doc[i].head.i
+        if head < start or head >= end or head == i:
+            return i
+    return end - 1
+
+
+def _subjects(verb: Token) -> List[Token]:
+    return [child for child in verb.children if child.dep_ in SUBJECTS]
+
+
+def understood_subjects(verb: Token, depth: int = 0) -> List[Token]:
+    """The subject of ``verb``'s clause: its own, else the one it shares with the clause it hangs from (a
+    coordinated verb phrase, an adjunct or controlled infinitive: the object controls where the head has one,
+    "asked John to help" → John; a relative clause's relative pronoun stands for the noun it modifies)."""
+    own = _subjects(verb)
+    if own:
+        relative = [s for s in own if s.lower_ in RELATIVE_PRONOUNS and verb.dep_ == "relcl"]
+        return own + ([verb.head] if relative else [])
+    if verb.dep_ == "relcl":
+        return [verb.head]
+    if verb.dep_ == "pcomp" and verb.head.dep_ == "prep" and depth < 6:  # "before paying him"
+        return understood_subjects(verb.head.head, depth + 1)
+    if verb.dep_ in SUBJECT_SHARING and verb.head.i != verb.i and depth < 6:
+        if verb.dep_ == "xcomp":
+            objects = [child for child in verb.head.children if child.dep_ in {"dobj", "dative"}]
+            if objects:
+                return objects
+        if verb.dep_ == "acl" and verb.head.pos_ in {"NOUN", "PROPN"}:
+            return []  # "a reason to like him": no subject to share
+        return understood_subjects(verb.head, depth + 1)
+    return []
+
+
+def governing_predicate(token: Token) -> Optional[Token]:
+    """The predicate ``token`` is an argument of: the verb it is the subject or object of, or whose argument
+    preposition it is the object of (not a preposition of place); None otherwise."""
+    if token.dep_ in SUBJECTS or token.dep_ in OBJECTS:
+        return token.head
+    if token.dep_ == "pobj":
+        preposition = token.head
+        if preposition.lower_ in PLACE_PREPOSITIONS or preposition.dep_ not in ARGUMENT_PREPOSITIONS:
+            return None
+        if preposition.head.pos_ in {"VERB", "AUX"}:
+            return preposition.head
+    return None
+
+
+def coarguments(predicate: Token, token: Token) -> List[Token]:
+    """The other arguments of ``predicate``: (understood) subjects, objects, objects of argument prepositions;
+    none where the predicate has two subjects (a misparse)."""
+    if len(_subjects(predicate)) > 1:
+        return []
+    found = list(understood_subjects(predicate))
+    for child in predicate.children:
+        if child.dep_ in OBJECTS:
+            found.append(child)
+        elif child.dep_ in ARGUMENT_PREPOSITIONS and child.lower_ not in PLACE_PREPOSITIONS:
+            found.extend(grand for grand in child.children if grand.dep_ == "pobj")
+    # two subjects of one verb are a disfluency or a misparse ("I I can just", "did you — did you")
+    return [other for other in found if other.i != token.i
+            and not (other.dep_ in SUBJECTS and token.dep_ in SUBJECTS)]
+
+
+def c_commanding_pronouns(token: Token) -> List[Token]:
+    """Third-person pronouns that c-command ``token``: the subjects and objects of each clause above it (not
+    the possessors; a coordinated clause with a subject of its own stops the climb)."""
+    found: List[Token] = []
+    node = token
+    if token.dep_ in PREDICATIVE or (token.dep_ == "conj" and token.head.dep_ in PREDICATIVE):
+        return found
+    for _ in range(40):
+        head = node.head
+        if head.i == node.i:
+            break
+        if node.dep_ == "conj" and _subjects(node):
+            break
+        for child in head.children:
+            if child.i != node.i and (child.dep_ in SUBJECTS or child.dep_ in OBJECTS) \
+                    and child.lower_ in THIRD_PERSON:
+                found.append(child)
+        node = head
+    return found
+
+
+def forbidden_antecedents(doc: Doc, start: int, end: int) -> List[int]:
+    """Root tokens of the noun phrases the candidate doc[start:end] can never refer to (principles B and C,
+    i-within-i), nearest first; empty without a parse."""
+    if not doc.has_annotation("DEP"):
+        return []
+    root = doc[span_root(doc, start, end)]
+    found: List[Token] = []
+    if end - start == 1 and root.lower_ in PERSONAL and root.dep_ != "poss":
+        predicate = governing_predicate(root)
+        if predicate is not None:
+            found.extend(coarguments(predicate, root))
+    elif end - start > 1 or root.lower_ not in PRONOUNS:
+        found.extend(c_commanding_pronouns(root))
+        found.extend(child for child in root.children if child.dep_ == "poss" and start <= child.i < end)
+    seen: Set[int] = set()
+    kept = []
+    for other in sorted(found, key=lambda t: abs(t.i - root.i)):
+        if other.i != root.i and other.i not in seen and not start <= other.i < end:
+            seen.add(other.i)
+            kept.append(other.i)
+    poss = [child.i for child in root.children if child.dep_ == "poss" and start <= child.i < end]
+    return (poss + [i for i in kept if i not in poss])[:MAX_FORBIDDEN]
+
+
+def reflexive_binder(doc: Doc, start: int, end: int) -> int:
+    """For a one-token reflexive, the root token of its predicate's (understood) subject; else NO_TOKEN."""
+    if end - start != 1 or doc[start].lower_ not in REFLEXIVES or not doc.has_annotation("DEP"):
+        return NO_TOKEN
+    token = doc[start]
+    predicate = governing_predicate(token)
+    if predicate is None and token.dep_ in {"npadvmod", "appos"}:  # "Tom himself", "he did it himself"
+        predicate = token.head if token.head.pos_ in {"VERB", "AUX"} else None
+    if predicate is None:
+        return NO_TOKEN
+    subjects = [s for s in understood_subjects(predicate) if s.i != token.i and s.lower_ not in RELATIVE_PRONOUNS]
+    return subjects[0].i if subjects else NO_TOKEN
+
+
+TIME_WORDS = set(
+    "monday tuesday wednesday thursday friday saturday sunday january february march april june july august "
+    "september october november december yesterday today tomorrow tonight morning afternoon evening night noon "
+    "midnight dawn dusk week weekend month year decade century hour minute moment season spring summer autumn "
+    "winter christmas easter".split())
+# where a capitalised name after the preposition is a place: "born in Warsaw", "moved to Paris"
+PLACE_PREPOSITIONS_FOR_NAMES = {"in", "into", "inside", "within", "throughout", "near"}
+MOTION_VERBS = {"move", "go", "come", "travel", "return", "fly", "sail", "drive", "walk", "run", "emigrate",
+                "relocate", "head", "journey", "arrive", "ride", "flee", "escape", "commute", "transfer"}
+NOT_A_THING, PLACE, TIME = 0, 1, 2
+
+
+def place_or_time(doc: Doc, start: int, end: int) -> int:
+    """TIME for a mention headed by a time word or a year ("yesterday", "last Monday", "1895"); PLACE for a
+    capitalised name that is the object of a preposition of place ("in Warsaw", "moved to Paris") or that a
+    ", where" follows ("Paris, where she met …"; needs a parse); else NOT_A_THING."""
+    if end <= start:
+        return NOT_A_THING
+    root = doc[span_root(doc, start, end)] if doc.has_annotation("DEP") else doc[end - 1]
+    word = root.lower_
+    year = root.like_num and len(word) == 4 and word.isdigit() and word[:2] in {"17", "18", "19", "20"}
+    if year or (word in TIME_WORDS and (not root.text[:1].isupper() or not doc.has_annotation("DEP")
+                                        or root.dep_ in {"pobj", "npadvmod"})):
+        return TIME  # a capitalised day or month only where the parse reads a time adjunct ("April said": a name)
+    if not doc.has_annotation("DEP") or not root.text[:1].isupper() or root.lower_ in PRONOUNS:
+        return NOT_A_THING
+    if root.dep_ == "pobj":
+        preposition = root.head
+        if preposition.lower_ in PLACE_PREPOSITIONS_FOR_NAMES or (
+                preposition.lower_ in {"to", "from"} and preposition.head.lemma_ in MOTION_VERBS):
+            return PLACE
+    if end + 1 < len(doc) and doc[end].text == "," and doc[end + 1].lower_ == "where":
+        return PLACE
+    return NOT_A_THING
+
+
+def binding_columns(doc: Doc, spans: Iterable[Tuple[int, int]]) -> List[Tuple[int, ...]]:
+    """Per candidate span: (root token, binder, forbidden roots padded to MAX_FORBIDDEN with NO_TOKEN)."""
+    rows = []
+    for start, end in spans:
+        root = span_root(doc, start, end) if end > start else NO_TOKEN
+        forbidden = forbidden_antecedents(doc, start, end)
+        rows.append((root, reflexive_binder(doc, start, end))
+                    + tuple(forbidden) + (NO_TOKEN,) * (MAX_FORBIDDEN - len(forbidden)))
+    return rows
+
+
+def no_binding(spans: Sequence[Tuple[int, int]]) -> List[Tuple[int, ...]]:
+    """The columns of candidates of a doc without a parse (roots still name each span's last token)."""
+    return [(end - 1, NO_TOKEN) + (NO_TOKEN,) * MAX_FORBIDDEN for _, end in spans]

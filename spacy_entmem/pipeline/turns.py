@@ -1,0 +1,94 @@
+"""Speakers' turns and grammatical person: within one speaker's turn, "I" is the speaker, "you" the addressee
+and "he" / "she" someone else, so mentions of different persons in one turn are never one entity.
+
+A turn is a quotation; a line that opens with a speaker label ("Lee: I met Dana …", up to the next label); the
+unquoted text of a letter or an email (a text that opens with a greeting: "Hi Tom," / "Dear Sir,"); else one
+sentence (a transcript without labels may change speakers at any sentence). The person of a candidate: 1 for
+I / me / my / mine / myself and for a speaker label's name in its own turn, 2 for you / your / … and for the name
+a greeting addresses, 3 for he / she and their forms; 0 (no constraint) for it, we, they and everything else.
+"""
+from typing import List, Sequence, Tuple
+
+from .mention_attributes import PRONOUNS, SINGULAR, follows_sentence_boundary
+
+GREETINGS = {"hi", "hello", "hey", "dear", "dearest", "greetings"}
+MAX_LABEL_WORDS = 3  # "Lee:", "Dr. Smith:", "Mary Ann Lee:"
+NO_PERSON = 0
+QUOTATION_TURNS = 1 << 40  # quotations are numbered apart from the unquoted turns
+
+
+def pronoun_person(word: str) -> int:
+    """1, 2 or 3 for a singular personal pronoun of that person ("you" of either number); 0 otherwise."""
+    features = PRONOUNS.get(word)
+    if features is None:
+        return NO_PERSON
+    person, number, gender = features
+    if person == 2 or (person == 1 and number == SINGULAR) or (person == 3 and number == SINGULAR and gender in (1, 2)):
+        return person
+    return NO_PERSON
+
+
+def _line_starts(texts: Sequence[str]) -> List[int]:
+    """The token indices that open a line (the first token and each one after a token holding a line break)."""
+    return [i for i in range(len(texts)) if i == 0 or "\n" in texts[i - 1]] if texts else []
+
+
+def speaker_labels(texts: Sequence[str]) -> List[Tuple[int, int]]:
+    """[start, end) of each speaker label's name: capitalised words right at a line's start, then ":"."""
+    labels = []
+    for start in _line_starts(texts):
+        while start < len(texts) and not texts[start].strip():
+            start += 1
+        for end in range(start + 1, min(start + MAX_LABEL_WORDS, len(texts) - 1) + 1):
+            if texts[end] == ":" and all(texts[i][:1].isupper() for i in range(start, end)):
+                labels.append((start, end))
+                break
+    return labels
+
+
+def is_letter(lower: Sequence[str]) -> bool:
+    """Whether the text opens with a greeting and a name or title ("Hi Tom,", "Dear Ms. Lee,")."""
+    words = [word for word in lower[:4] if word.strip()]
+    return len(words) >= 2 and words[0] in GREETINGS
+
+
+def turn_ids(texts: Sequence[str], quoted: Sequence[bool], quotations: Sequence[Tuple[int, int]]) -> List[int]:
+    """Per token, the id of the turn it stands in (see the module docstring); ``quoted`` and ``quotations`` as
+    ``speakers.read_quotations`` gives them."""
+    lower = [text.lower() for text in texts]
+    turns = [0] * len(texts)
+    for k, (start, close) in enumerate(quotations):
+        for i in range(start, close + 1):
+            turns[i] = QUOTATION_TURNS + k
+    labels = {start for start, _ in speaker_labels(texts)}
+    letter = is_letter(lower)
+    turn = 0
+    for i in range(len(texts)):
+        if labels:
+            turn += i in labels
+        elif not letter and i and follows_sentence_boundary(lower[i - 1]):
+            turn += 1
+        if not quoted[i]:
+            turns[i] = turn
+    return turns
+
+
+def candidate_persons(texts: Sequence[str], spans: Sequence[Tuple[int, int]]) -> List[int]:
+    """Per candidate span, its person (see the module docstring)."""
+    lower = [text.lower() for text in texts]
+    labels = set(speaker_labels(texts))
+    addressed = set()
+    if is_letter(lower):
+        first = next(i for i, word in enumerate(lower) if word.strip() and word in GREETINGS)
+        addressed.add(first + 1)
+    persons = []
+    for start, end in spans:
+        if end - start == 1 and lower[start] in PRONOUNS:
+            persons.append(pronoun_person(lower[start]))
+        elif (start, end) in labels:
+            persons.append(1)
+        elif start in addressed:
+            persons.append(2)
+        else:
+            persons.append(NO_PERSON)
+    return persons

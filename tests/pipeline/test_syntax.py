@@ -1,0 +1,114 @@
+"""Binding constraints read off constructed dependency parses (no parser runs: heads and labels are given)."""
+import pytest
+import spacy
+from spacy.tokens import Doc
+
+from spacy_entmem.pipeline.syntax import (
+    MAX_FORBIDDEN, NO_TOKEN, PLACE, TIME, NOT_A_THING, binding_columns, forbidden_antecedents, no_binding,
+    place_or_time, reflexive_binder, span_root)
+
+VOCAB = spacy.blank("en").vocab
+
+
+def parsed(words, heads, deps, pos=None):
+    """A Doc with the given absolute heads and labels (and coarse tags, default VERB for ROOT / conj / xcomp
+    heads of clauses, NOUN otherwise)."""
+    pos = pos or ["VERB" if dep in ("ROOT", "conj", "xcomp", "relcl", "ccomp", "advcl", "pcomp") else "NOUN"
+                  for dep in deps]
+    return Doc(VOCAB, words=words, heads=heads, deps=deps, pos=pos)
+
+
+def texts(doc, indices):
+    return [doc[i].text for i in indices]
+
+
+def test_principle_b_reaches_the_understood_subject_of_a_coordinated_verb():
+    # The pilot thanked the mechanic and paid him .
+    doc = parsed("The pilot thanked the mechanic and paid him .".split(),
+                 [1, 2, 2, 4, 2, 2, 2, 6, 2], ["det", "nsubj", "ROOT", "det", "dobj", "cc", "conj", "dobj", "punct"])
+    assert texts(doc, forbidden_antecedents(doc, 7, 8)) == ["pilot"]
+
+
+def test_principle_b_object_control_rules_out_the_controller_not_the_subject():
+    # Mary asked John to help her .
+    doc = parsed("Mary asked John to help her .".split(), [1, 1, 1, 4, 1, 4, 1],
+                 ["nsubj", "ROOT", "dobj", "aux", "xcomp", "dobj", "punct"])
+    assert texts(doc, forbidden_antecedents(doc, 5, 6)) == ["John"]
+
+
+def test_principle_b_subject_control_and_co_arguments():
+    # John wanted to help him . / he gave him a ticket
+    doc = parsed("John wanted to help him .".split(), [1, 1, 3, 1, 3, 1], ["nsubj", "ROOT", "aux", "xcomp", "dobj", "punct"])
+    assert texts(doc, forbidden_antecedents(doc, 4, 5)) == ["John"]
+    doc = parsed("he gave him a ticket".split(), [1, 1, 1, 4, 1], ["nsubj", "ROOT", "dative", "det", "dobj"])
+    assert "he" in texts(doc, forbidden_antecedents(doc, 2, 3))
+
+
+def test_prepositions_of_place_and_possessors_are_left_alone():
+    # John saw a snake near him . / John loves his mother
+    doc = parsed("John saw a snake near him .".split(), [1, 1, 3, 1, 3, 4, 1],
+                 ["nsubj", "ROOT", "det", "dobj", "prep", "pobj", "punct"])
+    assert forbidden_antecedents(doc, 5, 6) == []
+    doc = parsed("John loves his mother".split(), [1, 1, 3, 1], ["nsubj", "ROOT", "poss", "dobj"])
+    assert forbidden_antecedents(doc, 2, 3) == []
+
+
+def test_two_subjects_of_one_verb_are_a_misparse_and_bind_nothing():
+    # "I I can just go": a disfluency parsed as two subjects
+    doc = parsed("I I saw him".split(), [2, 2, 2, 2], ["nsubj", "nsubj", "ROOT", "dobj"])
+    assert forbidden_antecedents(doc, 3, 4) == []
+
+
+def test_principle_c_a_name_below_a_pronoun_subject_but_not_below_a_coordinated_clause():
+    # He said that John left . / He left and John stayed .
+    doc = parsed("He said that John left .".split(), [1, 1, 4, 4, 1, 1],
+                 ["nsubj", "ROOT", "mark", "nsubj", "ccomp", "punct"])
+    assert texts(doc, forbidden_antecedents(doc, 3, 4)) == ["He"]
+    doc = parsed("He left and John stayed .".split(), [1, 1, 1, 4, 1, 1], ["nsubj", "ROOT", "cc", "nsubj", "conj", "punct"])
+    assert forbidden_antecedents(doc, 3, 4) == []
+
+
+def test_principle_c_spares_predicates_and_the_expletive_it():
+    # He is a doctor . / it is clear that John left
+    doc = parsed("He is a doctor .".split(), [1, 1, 3, 1, 1], ["nsubj", "ROOT", "det", "attr", "punct"])
+    assert forbidden_antecedents(doc, 2, 4) == []
+    doc = parsed("it is clear that John left".split(), [1, 1, 1, 5, 5, 1], ["nsubj", "ROOT", "acomp", "mark", "nsubj", "ccomp"])
+    assert forbidden_antecedents(doc, 4, 5) == []
+
+
+def test_i_within_i_a_noun_phrase_is_not_its_possessor():
+    doc = parsed("John called his mother".split(), [1, 1, 3, 1], ["nsubj", "ROOT", "poss", "dobj"])
+    assert span_root(doc, 2, 4) == 3
+    assert texts(doc, forbidden_antecedents(doc, 2, 4)) == ["his"]
+
+
+def test_principle_a_a_reflexive_is_bound_by_its_local_subject():
+    # Mary said that Tom hurt himself .
+    doc = parsed("Mary said that Tom hurt himself .".split(), [1, 1, 4, 4, 1, 4, 1],
+                 ["nsubj", "ROOT", "mark", "nsubj", "ccomp", "dobj", "punct"])
+    assert reflexive_binder(doc, 5, 6) == 3
+    assert reflexive_binder(doc, 3, 4) == NO_TOKEN  # not a reflexive
+    assert forbidden_antecedents(doc, 5, 6) == []  # a reflexive is meant to be bound
+
+
+def test_columns_of_a_doc_and_of_a_doc_without_a_parse():
+    doc = parsed("The pilot thanked the mechanic and paid him .".split(),
+                 [1, 2, 2, 4, 2, 2, 2, 6, 2], ["det", "nsubj", "ROOT", "det", "dobj", "cc", "conj", "dobj", "punct"])
+    rows = binding_columns(doc, [(0, 2), (7, 8)])
+    assert rows[0] == (1, NO_TOKEN) + (NO_TOKEN,) * MAX_FORBIDDEN
+    assert rows[1] == (7, NO_TOKEN, 1) + (NO_TOKEN,) * (MAX_FORBIDDEN - 1)
+    plain = spacy.blank("en")("The pilot paid him .")
+    assert forbidden_antecedents(plain, 3, 4) == [] and reflexive_binder(plain, 3, 4) == NO_TOKEN
+    assert no_binding([(0, 2), (3, 4)]) == [(1, NO_TOKEN) + (NO_TOKEN,) * MAX_FORBIDDEN,
+                                             (3, NO_TOKEN) + (NO_TOKEN,) * MAX_FORBIDDEN]
+
+
+@pytest.mark.parametrize("words,heads,deps,span,expected", [
+    ("She was born in Warsaw".split(), [2, 2, 2, 2, 3], ["nsubjpass", "auxpass", "ROOT", "prep", "pobj"], (4, 5), PLACE),
+    ("She gave it to Paris".split(), [1, 1, 1, 1, 3], ["nsubj", "ROOT", "dobj", "dative", "pobj"], (4, 5), NOT_A_THING),
+    ("He left yesterday".split(), [1, 1, 1], ["nsubj", "ROOT", "npadvmod"], (2, 3), TIME),
+    ("They married in 1895".split(), [1, 1, 1, 2], ["nsubj", "ROOT", "prep", "pobj"], (3, 4), TIME),
+    ("He met Pierre in college".split(), [1, 1, 1, 1, 3], ["nsubj", "ROOT", "dobj", "prep", "pobj"], (2, 3), NOT_A_THING),
+])
+def test_places_and_times(words, heads, deps, span, expected):
+    assert place_or_time(parsed(words, heads, deps), *span) == expected

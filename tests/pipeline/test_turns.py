@@ -1,0 +1,38 @@
+"""Speakers' turns and grammatical person."""
+from spacy_entmem.pipeline.speakers import read_quotations
+from spacy_entmem.pipeline.turns import (
+    QUOTATION_TURNS, candidate_persons, is_letter, pronoun_person, speaker_labels, turn_ids)
+
+
+def _turns(texts):
+    quoted, quotes = read_quotations([text.lower() for text in texts])
+    return turn_ids(texts, quoted, quotes)
+
+
+def test_persons_of_pronouns():
+    assert [pronoun_person(w) for w in ("i", "me", "my", "you", "he", "her", "it", "we", "they", "the")] == \
+        [1, 1, 1, 2, 3, 3, 0, 0, 0, 0]
+
+
+def test_a_speaker_label_opens_a_turn_that_runs_to_the_next_label():
+    texts = ["Interviewer", ":", "Did", "you", "?", "\n", "Lee", ":", "I", "met", "Dana", ".", "She", "left", "."]
+    assert speaker_labels(texts) == [(0, 1), (6, 7)]
+    turns = _turns(texts)
+    assert turns[3] != turns[8] and turns[8] == turns[12]  # "I" and "She" in Lee's turn
+    assert candidate_persons(texts, [(3, 4), (6, 7), (8, 9), (10, 11), (12, 13)]) == [2, 1, 1, 0, 3]
+
+
+def test_without_labels_each_sentence_is_a_turn_and_a_quotation_is_its_own():
+    texts = ["I", "came", ".", "He", "said", "\"", "I", "left", "\"", "."]
+    turns = _turns(texts)
+    assert turns[0] != turns[3]
+    assert turns[6] >= QUOTATION_TURNS and turns[6] != turns[3]
+
+
+def test_a_letter_is_one_turn_and_its_greeting_names_the_addressee():
+    texts = ["Hi", "Tom", ",", "thanks", ".", "I", "forwarded", "it", "."]
+    assert is_letter([t.lower() for t in texts])
+    turns = _turns(texts)
+    assert turns[1] == turns[5]
+    assert candidate_persons(texts, [(1, 2), (5, 6)]) == [2, 1]
+    assert not is_letter(["the", "hi", "tom"])
