@@ -15,7 +15,6 @@ import argparse
 import json
 import re
 from collections import defaultdict
-from itertools import cycle, islice
 from pathlib import Path
 from typing import Dict, List, Tuple
 

@@ -1,7 +1,7 @@
 """Inference speed of a spacy-entmem pipeline against en_core_web_sm on the same texts, same process.
 
     python benchmarks/speed.py [--model default] [--texts ../shared/data/gap/gap-test.tsv] [--repeats 3]
-                               [--also-unpruned] [--decisions-from JSON] [--pruning-bound 2.0]
+                               [--also-unpruned] [--also-without-parser] [--decisions-from JSON] [--pruning-bound 2.0]
                                [--mention-scheme gum] [--beam-width 8] [--also-beam-width 8]
                                [--also-blis] [--also-reference-numpy-blas]
 
@@ -67,6 +67,8 @@ def main() -> None:
     parser.add_argument("--beam-width", type=int, default=None, help="set ours' beam_width")
     parser.add_argument("--also-beam-width", type=int, default=None, help="also time ours with this beam_width")
     parser.add_argument("--also-blis", action="store_true", help="also time ours with thinc's BLIS products")
+    parser.add_argument("--also-without-parser", action="store_true",
+                        help="also time ours with its dependency parser disabled (and so no grammar rules)")
     parser.add_argument("--also-reference-numpy-blas", action="store_true",
                         help="also time en_core_web_sm (and its tok2vec) with numpy's BLAS products")
     args = parser.parse_args()
@@ -84,6 +86,10 @@ def main() -> None:
         beam = load_ours(args)
         beam.get_pipe("entity_memory").cfg["beam_width"] = args.also_beam_width
         pipelines["entmem_beam"] = beam
+    if args.also_without_parser:
+        without = load_ours(args)
+        without.disable_pipe("parser")
+        pipelines["entmem_without_parser"] = without
     if args.also_blis:
         from spacy_entmem.pipeline.numpy_blas import set_blis
 
@@ -120,6 +126,10 @@ def main() -> None:
         result["ratio_beam_to_entmem"] = best("entmem_beam", "entmem")
         result["rounds_ratio_beam_to_entmem_cpu"] = by_round("entmem_beam", "entmem")
         result["rounds_ratio_beam_to_sm_cpu"] = by_round("entmem_beam", "en_core_web_sm")
+    if args.also_without_parser:
+        result["ratio_entmem_to_without_parser"] = best("entmem", "entmem_without_parser")
+        result["rounds_ratio_to_without_parser_cpu"] = by_round("entmem", "entmem_without_parser")
+        result["rounds_ratio_without_parser_to_sm_cpu"] = by_round("entmem_without_parser", "en_core_web_sm")
     if args.also_blis:
         result["ratio_entmem_to_blis"] = best("entmem", "entmem_blis")
         result["rounds_ratio_to_blis_cpu"] = by_round("entmem", "entmem_blis")

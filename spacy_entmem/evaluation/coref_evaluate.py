@@ -99,6 +99,7 @@ DECISION_SETTINGS = {
     "apposition_continuity": ("entity_memory", "apposition_continuity"),
     "syntactic_binding": ("entity_memory", "syntactic_binding"),
     "person_agreement": ("entity_memory", "person_agreement"),
+    "singular_they": ("entity_memory", "singular_they"),
     "pruning_bound": ("entity_memory", "pruning_bound"),
     "beam_width": ("entity_memory", "beam_width"),
     "finder_threshold": ("span_finder", "threshold"),

@@ -57,7 +57,8 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
 # the on / off decision rules of MentionMemory, each set from the cfg key of the same name
 DECISION_RULES = ("name_agreement", "animacy_agreement", "narrator_continuity", "noun_number_agreement",
                   "plural_noun_agreement", "titled_name_agreement", "binding_agreement", "name_continuity",
-                  "speaker_continuity", "apposition_continuity", "syntactic_binding", "person_agreement")
+                  "speaker_continuity", "apposition_continuity", "syntactic_binding", "person_agreement",
+                  "singular_they")
 DEFAULT_MAX_BATCH_STEPS = 8192  # padded steps per memory batch (LitBank's ~2,000-word documents: 276 MB peak at batch size 64)
 
 
@@ -97,6 +98,7 @@ DEFAULT_MAX_BATCH_STEPS = 8192  # padded steps per memory batch (LitBank's ~2,00
         "apposition_continuity": False,
         "syntactic_binding": False,
         "person_agreement": False,
+        "singular_they": False,
         "pronoun_agreement": [],
         "name_agreement": False,
         "pruning_bound": None,
@@ -118,6 +120,7 @@ def make_entity_memory(
     max_batch_steps: Optional[int] = None, titled_name_agreement: bool = False, binding_agreement: bool = False,
     name_continuity: bool = False, plural_noun_agreement: bool = False, speaker_continuity: bool = False,
     apposition_continuity: bool = False, syntactic_binding: bool = False, person_agreement: bool = False,
+    singular_they: bool = False,
 ) -> "EntityMemory":
     weights = LossWeights(self_link_weight, positive_weight, negative_weight, sparsity_weight,
                           full_link_weight, full_negatives, lm_weight)
@@ -134,7 +137,7 @@ def make_entity_memory(
         titled_name_agreement=titled_name_agreement, binding_agreement=binding_agreement,
         name_continuity=name_continuity, plural_noun_agreement=plural_noun_agreement,
         speaker_continuity=speaker_continuity, apposition_continuity=apposition_continuity,
-        syntactic_binding=syntactic_binding, person_agreement=person_agreement,
+        syntactic_binding=syntactic_binding, person_agreement=person_agreement, singular_they=singular_they,
     )
 
 
@@ -276,7 +279,7 @@ class EntityMemory(TrainablePipe):
         noun_number_agreement: bool = False, beam_width: int = 1, max_batch_steps: Optional[int] = None,
         titled_name_agreement: bool = False, binding_agreement: bool = False, name_continuity: bool = False,
         plural_noun_agreement: bool = False, speaker_continuity: bool = False, apposition_continuity: bool = False,
-        syntactic_binding: bool = False, person_agreement: bool = False,
+        syntactic_binding: bool = False, person_agreement: bool = False, singular_they: bool = False,
     ):
         weights = weights or LossWeights()
         _check_config(cluster_prefix, mentions_key, entity_threshold, weights, temperature_halving_examples,
@@ -329,6 +332,7 @@ class EntityMemory(TrainablePipe):
             "apposition_continuity": bool(apposition_continuity),
             "syntactic_binding": bool(syntactic_binding),
             "person_agreement": bool(person_agreement),
+            "singular_they": bool(singular_they),
             "pruning_bound": pruning_bound,
             "beam_width": beam_width,
             "max_batch_steps": max_batch_steps,

@@ -85,6 +85,10 @@ PAIR_FEATURE_NAMES = ("exact string match", "head match", "gender agreement", "n
                       "pronoun vs the cell's last mention", "token distance", "cell size", "recency rank",
                       "quotation", "cell has a proper name", "candidate is a proper name")
 GENDER_AGREEMENT = PAIR_FEATURE_NAMES.index("gender agreement")  # what ``name_agreement`` constrains
+NUMBER_AGREEMENT = PAIR_FEATURE_NAMES.index("number agreement")
+THEY = 7  # the pronoun class of "they them their theirs themselves" (mention_attributes.PRONOUN_CLASS)
+SINGULAR_THEY_WINDOW = 40  # tokens back in which a plural entity makes "they" plural
+NUMBER_RULES = ("number_clash", "plural_clash")  # the clash rules about number, relaxed for a singular "they"
 
 
 # the on / off rules whose constraint is a ``CellState`` method (attrs, rows, cells) → (P,) bool: the memory
@@ -285,6 +289,26 @@ class CellState:
         its clause's subject ("Cobb allegedly choked her": not Cobb; ``pipeline.binding``)."""
         ends = attrs[rows, BOUND_END]
         return (ends >= 0) & (self.last_end[rows, cells] == ends)
+
+    def plural_near(self, starts: numpy.ndarray, window: int = SINGULAR_THEY_WINDOW) -> numpy.ndarray:
+        """(B,) whether a cell that holds a plural entity (a plural pronoun or a plural noun joined) was last
+        mentioned within ``window`` tokens before each row's candidate."""
+        plural = self.used & ((self.number == 2) | ((self.noun_numbers & 2) > 0))
+        recent = (starts[:, None] - self.last_end) <= window
+        return (plural & recent).any(axis=1)
+
+    def people_near(self, starts: numpy.ndarray, window: int = SINGULAR_THEY_WINDOW) -> numpy.ndarray:
+        """(B,) how many cells that may hold a person (masculine, feminine, or a singular animate nominal) were
+        last mentioned within ``window`` tokens before each row's candidate."""
+        person = IS_PERSONAL_GENDER[self.gender] | ((self.noun_numbers == 1) & ~self.inanimate)
+        recent = (starts[:, None] - self.last_end) <= window
+        return (self.used & person & recent).sum(axis=1)
+
+    def single_person(self) -> numpy.ndarray:
+        """(B, N) cells that may hold one person a writer calls "they": singular common nouns of no known gender,
+        no thing, no name ("a gardener", "the witness"; not "Winterbourne", not a cell "he" has joined)."""
+        singular_noun = (self.noun_numbers == 1) & ~self.inanimate & (self.number != 2)
+        return self.used & singular_noun & (self.proper == 0) & ~IS_PERSONAL_GENDER[self.gender]
 
     def syntax_clash(self, attrs: numpy.ndarray, rows: numpy.ndarray, cells: numpy.ndarray) -> numpy.ndarray:
         """(P,) whether the pairs (rows[k], cells[k]) pair a candidate with a cell holding a mention whose root
@@ -542,6 +566,10 @@ class MentionMemory(nn.Module):
         # at inference: a singular personal pronoun never joins a cell holding another person in the same
         # speaker's turn (``CellState.person_clash``)
         self.person_agreement = False
+        # at inference: a "they" with no plural entity and exactly one person mentioned in the last
+        # SINGULAR_THEY_WINDOW tokens may join that person's cell if it is a nominal of no gender ("A pilot
+        # called. They wanted …": number agreement is not applied to that pair; ``CellState.single_person``)
+        self.singular_they = False
         # at inference: a name whose name words all belong to one cell's mentions, if it is a mention, joins
         # that cell (``CellState.name_holder``): no new entity, no other cell
         self.name_continuity = False
@@ -826,22 +854,38 @@ class MentionMemory(nn.Module):
                + mlp.memory_projs[1](g_t.index_select(0, rows_t) * cell_memory))
         raw = mlp.rest(pre).squeeze(-1)
         disagree = None
-        clashes = [getattr(state, clash) for rule, clash in CELL_CLASH_RULES if getattr(self, rule)]
+        clashes = [(clash, getattr(state, clash)) for rule, clash in CELL_CLASH_RULES if getattr(self, rule)]
         if (self.agreement_constraints or self.name_agreement or self.animacy_agreement or clashes) \
                 and not self.training:
             disagree = numpy.zeros((B, N), dtype=bool)
             pronoun = attrs_t[rows, PRONOUN] > 0
+            singular = self.singular_they_pairs(state, attrs_t, starts_t, rows, cells)
             if self.agreement_constraints:
-                disagree[rows, cells] = (features[:, list(self.agreement_constraints)] == 2).any(axis=1) & pronoun
+                constraints = [k for k in self.agreement_constraints if k != NUMBER_AGREEMENT]
+                number = NUMBER_AGREEMENT in self.agreement_constraints
+                disagree[rows, cells] = pronoun & (
+                    (features[:, constraints] == 2).any(axis=1)
+                    | (number & (features[:, NUMBER_AGREEMENT] == 2) & ~singular))
             if self.name_agreement:
                 disagree[rows, cells] |= (features[:, GENDER_AGREEMENT] == 2) & ~pronoun
             if self.animacy_agreement:
                 personal = pronoun & IS_PERSONAL_GENDER[attrs_t[rows, GENDER]]
                 disagree[rows, cells] |= personal & state.thing_only()[rows, cells]
                 disagree[rows, cells] |= pronoun & state.time_only()[rows, cells]
-            for clash in clashes:
-                disagree[rows, cells] |= clash(attrs_t, rows, cells)
+            for name, clash in clashes:
+                found = clash(attrs_t, rows, cells)
+                disagree[rows, cells] |= found & ~singular if name in NUMBER_RULES else found
         return scores.reshape(-1).index_put((pairs_t,), raw).view(B, N), disagree
+
+    def singular_they_pairs(self, state: CellState, attrs_t: numpy.ndarray, starts_t: numpy.ndarray,
+                            rows: numpy.ndarray, cells: numpy.ndarray) -> numpy.ndarray:
+        """(P,) with ``singular_they``, the (candidate, cell) pairs where a "they" far from any plural entity
+        meets a cell of one person: number agreement does not apply to them ("The gardener said that they would
+        come"); all false without the rule."""
+        if not self.singular_they:
+            return numpy.zeros(len(rows), dtype=bool)
+        they = (attrs_t[:, PRONOUN] == THEY) & ~state.plural_near(starts_t) & (state.people_near(starts_t) == 1)
+        return they[rows] & state.single_person()[rows, cells]
 
     def _update(self, memory: torch.Tensor, memory_part: torch.Tensor, g_t: torch.Tensor, decision: Decision,
                 active: numpy.ndarray) -> Tuple[torch.Tensor, torch.Tensor]:

@@ -1,0 +1,41 @@
+"""Switching the shipped pipeline's grammar off for an ablation, and back."""
+import pytest
+
+import spacy_entmem
+import spacy_entmem.pipeline.syntax as syntax
+from spacy_entmem.evaluation.grammar_variants import GRAMMAR_RULES, grammar_variant
+
+TEXT = "The pilot thanked the mechanic and paid him."
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    return spacy_entmem.load_default()
+
+
+def _clusters(doc):
+    return [[span.text for span in group] for group in doc._.coref_clusters]
+
+
+def test_the_variant_switches_the_grammar_off_and_restores_it(nlp):
+    memory = nlp.get_pipe("entity_memory")
+    before = {rule: memory.cfg[rule] for rule in GRAMMAR_RULES}
+    assert all(before.values())  # shipped on
+    place_or_time = syntax.place_or_time
+    with grammar_variant(nlp, rules_off=GRAMMAR_RULES, things=False, parser=False):
+        assert not any(memory.cfg[rule] for rule in GRAMMAR_RULES)
+        assert "parser" not in nlp.pipe_names and syntax.place_or_time is not place_or_time
+        assert not nlp(TEXT).has_annotation("DEP")
+    assert {rule: memory.cfg[rule] for rule in GRAMMAR_RULES} == before
+    assert "parser" in nlp.pipe_names and syntax.place_or_time is place_or_time
+
+
+def test_binding_keeps_him_out_of_the_understood_subjects_cluster(nlp):
+    with grammar_variant(nlp):
+        assert not any("The pilot" in c and "him" in c for c in _clusters(nlp(TEXT)))
+
+
+def test_an_unknown_rule_is_refused(nlp):
+    with pytest.raises(ValueError, match="unknown grammar rule"):
+        with grammar_variant(nlp, rules_off=["no_such_rule"]):
+            pass
