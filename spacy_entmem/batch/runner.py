@@ -21,6 +21,7 @@ UNLIMITED_LENGTH = 2**62
 class RunSummary:
     written: int = 0
     skipped: int = 0
+    empty: int = 0  # documents with no text but white space (written like the others)
     words: int = 0
     seconds: float = 0.0
     failures: List[InputProblem] = field(default_factory=list)
@@ -34,6 +35,8 @@ class RunSummary:
                 f"{self.words_per_second():,.0f} words/s)")
         if self.skipped:
             text += f"; {self.skipped} already in the output, skipped"
+        if self.empty:
+            text += f"; {self.empty} empty (written with no clusters)"
         if self.failures:
             text += f"; {len(self.failures)} failed"
         if self.warnings:
@@ -135,7 +138,9 @@ def annotate_stream(
     inputs, texts over ``max_length`` characters and documents the pipeline fails on are collected in the
     summary, and documents ``is_done`` knows are skipped."""
     summary = RunSummary()
-    bar = tqdm(total=total, unit="doc", file=sys.stderr, disable=not progress, dynamic_ncols=True)
+    # off a terminal (a log file, a pipe) no bar: tqdm's carriage returns and escape codes would fill it
+    bar = tqdm(total=total, unit="doc", file=sys.stderr, disable=not progress or not sys.stderr.isatty(),
+               dynamic_ncols=True)
     start = time.perf_counter()
 
     def report(problem: InputProblem) -> None:
@@ -154,6 +159,7 @@ def annotate_stream(
                 report(InputProblem(item.id, f"{len(item.text):,} characters, over --max-length "
                                              f"{max_length:,} (0 lifts the limit)"))
             else:
+                summary.empty += not item.text.strip()
                 share = english_share(item.text[:20000])
                 if share is not None and share < MIN_ENGLISH_SHARE:
                     warning = InputProblem(item.id, f"does not look like English ({share:.0%} English function "

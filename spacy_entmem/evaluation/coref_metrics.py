@@ -8,7 +8,6 @@ from collections import defaultdict
 from typing import Dict, Hashable, Iterable, List, Optional, Sequence, Set, Tuple
 
 import numpy
-from scipy.optimize import linear_sum_assignment
 
 from .bootstrap import check_settings, percentile_interval
 
@@ -70,6 +69,8 @@ def ceaf_e(key: Sequence[Cluster], response: Sequence[Cluster]) -> Counts:
             common = len(k & r)
             if common:
                 similarity[i, j] = 2.0 * common / (len(k) + len(r))
+    from scipy.optimize import linear_sum_assignment  # here: scipy.optimize takes 0.3 s to import
+
     rows, cols = linear_sum_assignment(-similarity)
     total = float(similarity[rows, cols].sum())
     return total, float(len(key)), total, float(len(response))

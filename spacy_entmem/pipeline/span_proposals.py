@@ -91,6 +91,9 @@ def make_linear_span_finder(
 
 
 SCORER_ROWS = 20000
+UNTRAINED_FINDER_MESSAGE = (
+    "[spacy-entmem] the span finder {name!r} has not been trained: train it with `spacy train` (README, "
+    "'Training your own') or load a trained pipeline (spacy_entmem.load_default())")
 
 
 def boundary_scores(doc_scores: numpy.ndarray, pairs) -> numpy.ndarray:
@@ -273,12 +276,19 @@ class LinearSpanFinder(SpanFinder):
         (it has no context across tokens: the same scores up to float rounding, and its activations no longer
         grow with a long document: +2.8 GB at 1M tokens before)."""
         docs = list(docs)
+        if not self.is_trained():
+            raise ValueError(UNTRAINED_FINDER_MESSAGE.format(name=self.name))
         if sum(len(doc) for doc in docs) <= SCORER_ROWS:
             return super().predict(docs)
         vectors = self.model.ops.flatten(self.model.get_ref("tok2vec").predict(docs))
         scorer = self.model.get_ref("scorer")
         return self.model.ops.xp.concatenate([scorer.predict(vectors[i: i + SCORER_ROWS])
                                               for i in range(0, len(vectors), SCORER_ROWS)])
+
+    def is_trained(self) -> bool:
+        """Whether the scorer's output layer has its weights (set by ``initialize`` or loading)."""
+        weighted = [node for node in self.model.walk() if "W" in node.param_names]
+        return bool(weighted) and all(node.has_param("W") for node in weighted)
 
     def from_disk(self, path, *, exclude=tuple()) -> "LinearSpanFinder":
         settings = dict(self.cfg)  # from the config, overrides given to spacy.load included

@@ -50,3 +50,30 @@ def test_an_empty_folder_is_a_problem_not_silence(tmp_path):
     (tmp_path / "empty").mkdir()
     (problem,) = read_inputs([str(tmp_path / "empty")])
     assert problem == InputProblem(str(tmp_path / "empty"), "folder holds no file matching '**/*.txt'")
+
+
+def test_latin1_files_read_with_their_encoding_and_fail_clearly_without(tmp_path):
+    (tmp_path / "old.txt").write_bytes("Élodie met René in Zürich.".encode("latin-1"))
+    plain = list(read_inputs([str(tmp_path)]))
+    assert isinstance(plain[0], InputProblem) and "not UTF-8 text" in plain[0].reason
+    assert "--encoding" in plain[0].reason
+    records = list(read_inputs([str(tmp_path)], encoding="latin-1"))
+    assert records == [TextRecord(str(tmp_path / "old.txt"), "Élodie met René in Zürich.")]
+
+
+def test_unknown_encodings_are_named():
+    from spacy_entmem.batch.inputs import check_encoding
+
+    assert check_encoding("latin-1") == "latin-1"
+    with pytest.raises(ValueError, match="unknown --encoding 'klingon'"):
+        check_encoding("klingon")
+
+
+def test_documents_are_counted_where_the_inputs_say_how_many(tmp_path):
+    from spacy_entmem.batch.inputs import count_documents
+
+    for name in ("a.txt", "b.txt"):
+        (tmp_path / name).write_text("Anna came.", encoding="utf8")
+    (tmp_path / "c.jsonl").write_text('{"text": "x"}\n', encoding="utf8")
+    assert count_documents([str(tmp_path)]) == 2
+    assert count_documents([str(tmp_path / "c.jsonl")]) is None and count_documents(["-"]) is None

@@ -98,3 +98,19 @@ def test_text_that_is_not_english_is_annotated_with_a_warning(nlp):
     assert [w.source for w in summary.warnings] == ["de"]
     assert "does not look like English" in summary.warnings[0].reason and not summary.failures
     assert english_share(english) > 0.3 and english_share("Hallo") is None
+
+
+def test_empty_documents_are_written_and_counted_in_the_summary():
+    written = []
+    items = [TextRecord("a", "Anna came."), TextRecord("blank", "  \n"), TextRecord("none", "")]
+    summary = annotate_stream(lambda records: ((doc_id, spacy_entmem.load_default().make_doc(text))
+                                               for doc_id, text in records),
+                              items, lambda doc_id, doc: written.append(doc_id), progress=False)
+    assert written == ["a", "blank", "none"] and summary.empty == 2
+    assert "2 empty (written with no clusters)" in summary.describe()
+
+
+def test_no_progress_bar_off_a_terminal(capsys):
+    annotate_stream(lambda records: iter(()), [TextRecord("a", "x")], lambda doc_id, doc: None, progress=True,
+                    total=1)
+    assert "\r" not in capsys.readouterr().err  # pytest's stderr is no terminal

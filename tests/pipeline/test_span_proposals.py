@@ -278,3 +278,12 @@ def test_a_name_followed_by_a_verb_is_cut_back_to_the_name_when_asked():
                        "said so , Joan Clarke very quickly said so")
     pairs = numpy.array([[0, 3], [6, 9], [12, 17], [19, 23]])
     assert cut_name_clauses(doc, pairs).tolist() == [[0, 1], [6, 7], [12, 17], [19, 23]]
+
+
+def test_an_untrained_finder_says_to_train_or_load_one():
+    import spacy
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("entmem_span_finder")
+    with pytest.raises(ValueError, match="the span finder 'entmem_span_finder' has not been trained: train it"):
+        nlp("Anna met Bob.")
