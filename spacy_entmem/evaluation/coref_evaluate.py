@@ -94,6 +94,8 @@ DECISION_SETTINGS = {
     "resolver_binding_agreement": ("pronoun_resolver", "binding_agreement"),
     "resolver_gender_agreement": ("pronoun_resolver", "gender_agreement"),
     "resolver_rule_conditioning": ("pronoun_resolver", "rule_conditioning"),
+    "resolver_exclusive": ("pronoun_resolver", "exclusive"),
+    "resolver_single_answer": ("pronoun_resolver", "single_answer"),
     "narrator_continuity": ("entity_memory", "narrator_continuity"),
     "speaker_continuity": ("entity_memory", "speaker_continuity"),
     "apposition_continuity": ("entity_memory", "apposition_continuity"),

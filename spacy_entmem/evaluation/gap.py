@@ -141,18 +141,28 @@ def interval_row(intervals: Mapping[str, Tuple[float, float]]) -> str:
     return f"O {ol:.1f}-{oh:.1f}  M {ml:.1f}-{mh:.1f}  F {fl:.1f}-{fh:.1f}  B {bl:.2f}-{bh:.2f}"
 
 
-def decide(probabilities: Mapping[str, Tuple[float, float]], threshold: float) -> Dict[str, SystemAnswer]:
-    return {key: (pa >= threshold, pb >= threshold) for key, (pa, pb) in probabilities.items()}
+def decide(probabilities: Mapping[str, Tuple[float, float]], threshold: float,
+           single: bool = False) -> Dict[str, SystemAnswer]:
+    """"Yes" from ``threshold`` up; ``single``: at most one "yes" per query (GAP's gold never says both), for the
+    likelier name (A on a tie)."""
+    return {key: answer_pair(pa, pb, threshold, single) for key, (pa, pb) in probabilities.items()}
+
+
+def answer_pair(pa: float, pb: float, threshold: float, single: bool = False) -> SystemAnswer:
+    """(refers to A, refers to B) from their probabilities (see ``decide``)."""
+    if single:
+        return pa >= threshold and pa >= pb, pb >= threshold and pb > pa
+    return pa >= threshold, pb >= threshold
 
 
 def select_threshold(
     gold: Sequence[GapGold], probabilities: Mapping[str, Tuple[float, float]],
-    thresholds: Iterable[float] = THRESHOLDS,
+    thresholds: Iterable[float] = THRESHOLDS, single: bool = False,
 ) -> Tuple[float, GapScores]:
-    """The threshold (first of the best, scanning upwards) with the highest overall F1."""
+    """The threshold (first of the best, scanning upwards) with the highest overall F1 (answers as ``decide``)."""
     best: Optional[Tuple[float, GapScores]] = None
     for threshold in thresholds:
-        scores = score_gap(gold, decide(probabilities, threshold))
+        scores = score_gap(gold, decide(probabilities, threshold, single))
         if best is None or scores.overall.f1 > best[1].overall.f1:
             best = (threshold, scores)
     assert best is not None

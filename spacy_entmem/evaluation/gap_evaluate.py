@@ -163,7 +163,7 @@ def gender_swap_check(nlp: Language, test: Path, output_dir: Path, threshold: fl
     swapped_tsv = output_dir / f"{test.stem}.swapped.tsv"
     report = swap_gap_file(nlp, test, swapped_tsv, packaged_name_genders(), batch_size=batch_size)
     gold, probabilities, _, _ = pair_probabilities(nlp, swapped_tsv, batch_size, resolver)
-    swapped_answers = decide(probabilities, threshold)
+    swapped_answers = decide(probabilities, threshold, resolver is not None and resolver.cfg.get("single_answer", False))
     scores = score_gap(gold, swapped_answers)
     unchanged = [answers[key[: -len(SWAPPED_SUFFIX)]] == answer for key, answer in swapped_answers.items()]
     intervals = bootstrap_intervals(gold, swapped_answers)
@@ -193,13 +193,14 @@ def evaluate_gap(nlp: Language, validation: Path, test: Path, output_dir: Path, 
         chosen.update({"entity_threshold": threshold, "new_entity_bias": bias,
                        "decisions_selected_on": str(validation), "decisions_tried": _by_setting(tried)})
     resolver = None if memory_only else pronoun_resolver_of(nlp)
+    single = resolver is not None and resolver.cfg.get("single_answer", False)  # at most one "yes" per query
     val_gold, val_probs, _, _ = pair_probabilities(nlp, validation, batch_size, resolver)
-    threshold, val_scores = select_threshold(val_gold, val_probs)
+    threshold, val_scores = select_threshold(val_gold, val_probs, single=single)
     test_gold, test_probs, seconds, words = pair_probabilities(nlp, test, batch_size, resolver)
-    test_answers = decide(test_probs, threshold)
+    test_answers = decide(test_probs, threshold, single)
     test_scores = score_gap(test_gold, test_answers)
     test_intervals = bootstrap_intervals(test_gold, test_answers)
-    write_system_tsv(output_dir / "gap-validation.system.tsv", decide(val_probs, threshold))
+    write_system_tsv(output_dir / "gap-validation.system.tsv", decide(val_probs, threshold, single))
     write_system_tsv(output_dir / "gap-test.system.tsv", test_answers)
     result = {
         "threshold": threshold,

@@ -23,6 +23,7 @@ from spacy.tokens import Doc, Span
 
 from ..models.memory import packaged_name_genders
 from ..nn.memory.mention_memory import BOUND_END, GENDER, IS_PERSONAL_GENDER
+from ..evaluation.gap import answer_pair
 from ..nn.pair_head import PairHead
 from .mention_attributes import StringIds, mention_attributes
 from .mention_schemes import MEMORY
@@ -40,14 +41,17 @@ STATE_KEYS = ("input_width", "hidden_width", "n_models", "trained_on", "encoder_
     assigns=["doc.spans"],
     requires=["doc._.entity_memory_log", "doc.tensor"],
     default_config={"query_key": "gap", "threshold": 0.5, "gender_agreement": True, "binding_agreement": False,
-                    "rule_conditioning": False, "encoder_layers": [], "memory": MEMORY},
+                    "rule_conditioning": False, "encoder_layers": [], "memory": MEMORY, "exclusive": True,
+                    "single_answer": False},
 )
 def make_pronoun_resolver(nlp: Language, name: str, query_key: str, threshold: float,
                           gender_agreement: bool, binding_agreement: bool = False, rule_conditioning: bool = False,
-                          encoder_layers: Sequence[int] = (), memory: str = MEMORY) -> "PronounResolver":
+                          encoder_layers: Sequence[int] = (), memory: str = MEMORY,
+                          exclusive: bool = True, single_answer: bool = False) -> "PronounResolver":
     return PronounResolver(name, query_key=query_key, threshold=threshold, gender_agreement=gender_agreement,
                            binding_agreement=binding_agreement, rule_conditioning=rule_conditioning,
-                           encoder_layers=encoder_layers, memory=memory, pipeline=nlp)
+                           encoder_layers=encoder_layers, memory=memory, pipeline=nlp, exclusive=exclusive,
+                           single_answer=single_answer)
 
 
 class PronounResolver:
@@ -62,18 +66,22 @@ class PronounResolver:
     Joan Clarke. She …"). With ``encoder_layers`` the head also reads the span vectors of a frozen sentence
     encoder's layers (``span_encoder``). The head reads the log of ``memory``: where that is not the pipeline's
     running ``entity_memory``, a query doc is annotated again by it (``pipeline``, the nlp the factory was given,
-    holds it), on a copy, with the query's spans among its candidates.
+    holds it), on a copy, with the query's spans among its candidates. With ``exclusive`` the two answers are read
+    as one pronoun's single referent: P(A) + P(B) is at most 1 (both divided by their sum where it is more); with
+    ``single_answer`` at most one name gets "yes", the likelier.
     """
 
     def __init__(self, name: str = "pronoun_resolver", *, query_key: str = "gap", threshold: float = 0.5,
                  gender_agreement: bool = True, binding_agreement: bool = False, rule_conditioning: bool = False,
-                 encoder_layers: Sequence[int] = (), memory: str = MEMORY, pipeline: Optional[Language] = None):
+                 encoder_layers: Sequence[int] = (), memory: str = MEMORY, pipeline: Optional[Language] = None,
+                 exclusive: bool = True, single_answer: bool = False):
         if not 0.0 <= threshold <= 1.0:
             raise ValueError(f"[spacy-entmem] {name}: threshold must be in [0, 1], got {threshold}")
         self.name = name
         self.cfg: Dict = {"query_key": query_key, "threshold": threshold, "gender_agreement": bool(gender_agreement),
                           "binding_agreement": bool(binding_agreement), "rule_conditioning": bool(rule_conditioning),
-                          "encoder_layers": [int(layer) for layer in encoder_layers], "memory": memory}
+                          "encoder_layers": [int(layer) for layer in encoder_layers], "memory": memory,
+                          "exclusive": bool(exclusive), "single_answer": bool(single_answer)}
         self.pipeline = pipeline
         self.head: Optional[PairHead] = None
         self.encoder: Optional[SpanEncoder] = SpanEncoder(encoder_layers) if encoder_layers else None
@@ -105,6 +113,9 @@ class PronounResolver:
                 probabilities[~ruled_out] = numpy.minimum(
                     1.0, probabilities[~ruled_out] / max(1.0 - float(probabilities[ruled_out][0]), 1e-6))
             probabilities[ruled_out] = 0.0
+        total = float(probabilities.sum())
+        if self.cfg.get("exclusive", True) and total > 1.0:  # one pronoun, one referent: P(A) + P(B) <= 1
+            probabilities = probabilities / total
         probability_a, probability_b = probabilities.tolist()
         return probability_a, probability_b
 
@@ -120,8 +131,8 @@ class PronounResolver:
         ranges = [(spans[label].start, spans[label].end) for label in ("PRONOUN", "A", "B")]
         read = doc if self.cfg["memory"] == MEMORY else self._read_by_own_memory(doc, ranges)
         pa, pb = self.resolve(read, *ranges)
-        group.attrs.update({"A_probability": pa, "B_probability": pb,
-                            "A_coref": pa >= self.cfg["threshold"], "B_coref": pb >= self.cfg["threshold"]})
+        a_coref, b_coref = answer_pair(pa, pb, self.cfg["threshold"], self.cfg.get("single_answer", False))
+        group.attrs.update({"A_probability": pa, "B_probability": pb, "A_coref": a_coref, "B_coref": b_coref})
         return doc
 
     def _read_by_own_memory(self, doc: Doc, ranges: Sequence[TokenRange]) -> Doc:

@@ -88,3 +88,14 @@ def test_bootstrap_of_gold_is_a_point_and_bad_settings_are_errors():
         bootstrap_intervals(gold, {}, level=1.0)
     with pytest.raises(ValueError, match="none is feminine"):
         bootstrap_intervals([g for g in gold if g.gender == "masculine"], {})
+
+
+def test_single_answers_say_yes_to_the_likelier_name_only():
+    from spacy_entmem.evaluation.gap import answer_pair, decide
+
+    assert answer_pair(0.6, 0.5, 0.41, single=True) == (True, False)  # both over the threshold: the likelier one
+    assert answer_pair(0.45, 0.7, 0.41, single=True) == (False, True)
+    assert answer_pair(0.5, 0.5, 0.41, single=True) == (True, False)  # a tie goes to A
+    assert answer_pair(0.3, 0.2, 0.41, single=True) == (False, False)
+    assert answer_pair(0.6, 0.5, 0.41) == (True, True)
+    assert decide({"x": (0.6, 0.5)}, 0.41, single=True) == {"x": (True, False)}

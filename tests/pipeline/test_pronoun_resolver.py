@@ -35,13 +35,13 @@ def test_rule_conditioning_gives_the_one_name_a_mixed_pair_leaves_its_due(nlp):
     doc, ranges = annotate_query(nlp, TEXT, chars("She"), chars("Alan Turing"), chars("Joan Clarke"))
     assert resolver.cfg["rule_conditioning"] is True  # shipped on
     conditioned = resolver.resolve(doc, *ranges)
-    resolver.cfg["gender_agreement"] = False
+    resolver.cfg["gender_agreement"], resolver.cfg["exclusive"] = False, False  # the head's own two answers
     raw = resolver.resolve(doc, *ranges)
     resolver.cfg["gender_agreement"], resolver.cfg["rule_conditioning"] = True, False
     try:
         unconditioned = resolver.resolve(doc, *ranges)
     finally:
-        resolver.cfg["rule_conditioning"] = True
+        resolver.cfg["rule_conditioning"], resolver.cfg["exclusive"] = True, True
     # "Alan Turing" cannot be "She": Joan Clarke's probability is read given that, P / (1 - P(Alan Turing))
     assert unconditioned == (0.0, raw[1]) and conditioned[0] == 0.0
     assert conditioned[1] == pytest.approx(min(1.0, raw[1] / (1.0 - raw[0])), rel=1e-5)
@@ -51,13 +51,13 @@ def test_rule_conditioning_gives_the_one_name_a_mixed_pair_leaves_its_due(nlp):
 def test_without_gender_agreement_the_head_decides_alone(nlp):
     resolver = nlp.get_pipe("pronoun_resolver")
     doc, ranges = annotate_query(nlp, TEXT, chars("She"), chars("Alan Turing"), chars("Joan Clarke"))
-    resolver.cfg["gender_agreement"], resolver.cfg["rule_conditioning"] = False, False
+    resolver.cfg["gender_agreement"], resolver.cfg["rule_conditioning"], resolver.cfg["exclusive"] = False, False, False
     try:
         raw = resolver.resolve(doc, *ranges)
         resolver.cfg["gender_agreement"] = True
         agreed = resolver.resolve(doc, *ranges)
     finally:
-        resolver.cfg["gender_agreement"], resolver.cfg["rule_conditioning"] = True, True
+        resolver.cfg["gender_agreement"], resolver.cfg["rule_conditioning"], resolver.cfg["exclusive"] = True, True, True
     assert raw[0] > 0.0 and agreed == (0.0, raw[1])
 
 
@@ -265,3 +265,41 @@ def test_a_mention_scheme_with_its_own_memory_leaves_out_the_resolver_and_its_me
     gum = load_with_scheme(split_path, "gum")
     assert "pronoun_resolver" not in gum.component_names and QUERY_MEMORY not in gum.component_names
     assert QUERY_MEMORY in load_with_scheme(split_path, "litbank").component_names
+
+
+def test_a_pronoun_refers_to_at_most_one_name(nlp):
+    """Exclusive probabilities, P(A) + P(B) <= 1; with single_answer at most one "yes"."""
+    resolver = nlp.get_pipe("pronoun_resolver")
+    assert resolver.cfg["exclusive"] is True  # shipped on
+    same_gender = "John met Bill at the station. He gave him a ticket, and he thanked him."
+    spans = {word: (same_gender.index(word), same_gender.index(word) + len(word)) for word in ("John", "Bill")}
+    pronoun = (same_gender.index("He"), same_gender.index("He") + 2)
+    doc, ranges = annotate_query(nlp, same_gender, pronoun, spans["John"], spans["Bill"])
+    resolver.cfg["exclusive"] = False
+    try:
+        free = resolver.resolve(doc, *ranges)
+    finally:
+        resolver.cfg["exclusive"] = True
+    exclusive = resolver.resolve(doc, *ranges)
+    assert sum(exclusive) <= 1.0 + 1e-6
+    if sum(free) > 1.0:
+        assert exclusive == pytest.approx((free[0] / sum(free), free[1] / sum(free)))
+    else:
+        assert exclusive == pytest.approx(free)
+    group_doc = nlp.make_doc(same_gender)
+    group_doc.spans["gap"] = [group_doc.char_span(*span, label=label)
+                              for span, label in ((pronoun, "PRONOUN"), (spans["John"], "A"), (spans["Bill"], "B"))]
+    resolver.cfg["single_answer"] = True
+    try:
+        attrs = resolver(_annotated(nlp, group_doc)).spans["gap"].attrs
+    finally:
+        resolver.cfg["single_answer"] = False
+    assert not (attrs["A_coref"] and attrs["B_coref"])
+    assert attrs["A_probability"] + attrs["B_probability"] <= 1.0 + 1e-6
+
+
+def _annotated(nlp, doc):
+    for name, proc in nlp.pipeline:
+        if name != "pronoun_resolver":
+            doc = proc(doc)
+    return doc
