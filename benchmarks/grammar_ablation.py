@@ -27,6 +27,8 @@ def main() -> None:
     nlp = spacy_entmem.load_default()
     shipped = [rule for rule in GRAMMAR_RULES if nlp.get_pipe("entity_memory").cfg.get(rule)]
     variants = [("shipped", {})] + [(f"without {rule}", {"rules_off": [rule]}) for rule in shipped]
+    variants += [(f"binding: principle {principle} only", {"principles": [principle]})
+                 for principle in ("A", "B", "C", "i-within-i")]
     variants.append(("without places and times in animacy", {"things": False}))
     variants.append(("without the parser and all of these", {"rules_off": GRAMMAR_RULES, "things": False,
                                                               "parser": False}))

@@ -16,15 +16,21 @@ def _no_place_or_time(doc, start: int, end: int) -> int:
 
 @contextmanager
 def grammar_variant(nlp: Language, rules_off: Iterable[str] = (), things: bool = True,
-                    parser: bool = True) -> Iterator[Language]:
+                    parser: bool = True, principles: Iterable[str] = syntax.PRINCIPLES) -> Iterator[Language]:
     """``nlp`` with the entity_memory rules in ``rules_off`` off, without places and times in the animacy rule
-    unless ``things``, and with its parser disabled unless ``parser``; everything is restored on exit."""
+    unless ``things``, with its parser disabled unless ``parser``, and reading only the binding ``principles``
+    named (``syntax.PRINCIPLES``); everything is restored on exit."""
     memory = nlp.get_pipe("entity_memory")
     saved = {rule: memory.cfg.get(rule, False) for rule in GRAMMAR_RULES}
     unknown = set(rules_off) - set(GRAMMAR_RULES)
     if unknown:
         raise ValueError(f"[spacy-entmem] unknown grammar rule(s) {sorted(unknown)}; known: {GRAMMAR_RULES}")
-    place_or_time = syntax.place_or_time
+    unknown_principles = set(principles) - set(syntax.PRINCIPLES)
+    if unknown_principles:
+        raise ValueError(f"[spacy-entmem] unknown binding principle(s) {sorted(unknown_principles)}; known: "
+                         f"{syntax.PRINCIPLES}")
+    place_or_time, active = syntax.place_or_time, syntax.ACTIVE_PRINCIPLES
+    syntax.ACTIVE_PRINCIPLES = frozenset(principles)
     memory.cfg.update({rule: False for rule in rules_off})
     if not things:
         syntax.place_or_time = _no_place_or_time
@@ -34,4 +40,4 @@ def grammar_variant(nlp: Language, rules_off: Iterable[str] = (), things: bool =
             yield nlp
     finally:
         memory.cfg.update(saved)
-        syntax.place_or_time = place_or_time
+        syntax.place_or_time, syntax.ACTIVE_PRINCIPLES = place_or_time, active

@@ -37,6 +37,9 @@ PERSONAL = THIRD_PERSON | {"it", "i", "me", "we", "us", "you"}
 # a patriotic islander", "proclaiming himself Emperor" (no principle C)
 PREDICATIVE = {"attr", "oprd", "appos", "npadvmod", "acomp", "dep", "xcomp", "ccomp"}
 MAX_FORBIDDEN = 4  # constraints kept per candidate (the nearest first)
+PRINCIPLES = ("A", "B", "C", "i-within-i")
+# the principles read off the parse (all; an ablation switches some off: evaluation.grammar_variants)
+ACTIVE_PRINCIPLES = frozenset(PRINCIPLES)
 NO_TOKEN = -1
 
 
@@ -135,25 +138,26 @@ def forbidden_antecedents(doc: Doc, start: int, end: int) -> List[int]:
     root = doc[span_root(doc, start, end)]
     found: List[Token] = []
     if end - start == 1 and root.lower_ in PERSONAL and root.dep_ != "poss":
-        predicate = governing_predicate(root)
+        predicate = governing_predicate(root) if "B" in ACTIVE_PRINCIPLES else None
         if predicate is not None:
             found.extend(coarguments(predicate, root))
-    elif end - start > 1 or root.lower_ not in PRONOUNS:
+    elif (end - start > 1 or root.lower_ not in PRONOUNS) and "C" in ACTIVE_PRINCIPLES:
         found.extend(c_commanding_pronouns(root))
-        found.extend(child for child in root.children if child.dep_ == "poss" and start <= child.i < end)
     seen: Set[int] = set()
     kept = []
     for other in sorted(found, key=lambda t: abs(t.i - root.i)):
         if other.i != root.i and other.i not in seen and not start <= other.i < end:
             seen.add(other.i)
             kept.append(other.i)
-    poss = [child.i for child in root.children if child.dep_ == "poss" and start <= child.i < end]
+    poss = [child.i for child in root.children if child.dep_ == "poss" and start <= child.i < end
+            and "i-within-i" in ACTIVE_PRINCIPLES and (end - start > 1 or root.lower_ not in PRONOUNS)]
     return (poss + [i for i in kept if i not in poss])[:MAX_FORBIDDEN]
 
 
 def reflexive_binder(doc: Doc, start: int, end: int) -> int:
     """For a one-token reflexive, the root token of its predicate's (understood) subject; else NO_TOKEN."""
-    if end - start != 1 or doc[start].lower_ not in REFLEXIVES or not doc.has_annotation("DEP"):
+    if end - start != 1 or doc[start].lower_ not in REFLEXIVES or not doc.has_annotation("DEP") \
+            or "A" not in ACTIVE_PRINCIPLES:
         return NO_TOKEN
     token = doc[start]
     predicate = governing_predicate(token)

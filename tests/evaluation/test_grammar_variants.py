@@ -39,3 +39,18 @@ def test_an_unknown_rule_is_refused(nlp):
     with pytest.raises(ValueError, match="unknown grammar rule"):
         with grammar_variant(nlp, rules_off=["no_such_rule"]):
             pass
+
+
+def test_principles_can_be_read_one_at_a_time(nlp):
+    from spacy_entmem.pipeline.syntax import forbidden_antecedents, reflexive_binder
+
+    doc = nlp("The pilot thanked the mechanic and paid him. Tom saw himself.")
+    him, himself = [t.i for t in doc if t.lower_ == "him"][0], [t.i for t in doc if t.lower_ == "himself"][0]
+    assert forbidden_antecedents(doc, him, him + 1) and reflexive_binder(doc, himself, himself + 1) >= 0
+    with grammar_variant(nlp, principles=["A"]):
+        assert forbidden_antecedents(doc, him, him + 1) == [] and reflexive_binder(doc, himself, himself + 1) >= 0
+    with grammar_variant(nlp, principles=["B"]):
+        assert forbidden_antecedents(doc, him, him + 1) and reflexive_binder(doc, himself, himself + 1) < 0
+    with pytest.raises(ValueError, match="unknown binding principle"):
+        with grammar_variant(nlp, principles=["D"]):
+            pass
