@@ -1,7 +1,7 @@
 """Inference speed of a spacy-entmem pipeline against en_core_web_sm on the same texts, same process.
 
     python benchmarks/speed.py [--model default] [--texts ../shared/data/gap/gap-test.tsv] [--repeats 3]
-                               [--also-unpruned] [--also-without-parser] [--decisions-from JSON] [--pruning-bound 2.0]
+                               [--also-unpruned] [--also-without-parser] [--also-with-lm dntm] [--decisions-from JSON] [--pruning-bound 2.0]
                                [--mention-scheme gum] [--beam-width 8] [--also-beam-width 8]
                                [--also-blis] [--also-reference-numpy-blas]
 
@@ -67,6 +67,8 @@ def main() -> None:
     parser.add_argument("--beam-width", type=int, default=None, help="set ours' beam_width")
     parser.add_argument("--also-beam-width", type=int, default=None, help="also time ours with this beam_width")
     parser.add_argument("--also-blis", action="store_true", help="also time ours with thinc's BLIS products")
+    parser.add_argument("--also-with-lm", default=None, help="also time ours with this shipped entity LM after "
+                        "the memory (load_default(lm=...): dntm)")
     parser.add_argument("--also-without-parser", action="store_true",
                         help="also time ours with its dependency parser disabled (and so no grammar rules)")
     parser.add_argument("--also-reference-numpy-blas", action="store_true",
@@ -86,6 +88,10 @@ def main() -> None:
         beam = load_ours(args)
         beam.get_pipe("entity_memory").cfg["beam_width"] = args.also_beam_width
         pipelines["entmem_beam"] = beam
+    if args.also_with_lm:
+        import spacy_entmem
+
+        pipelines["entmem_with_lm"] = spacy_entmem.load_default(lm=args.also_with_lm)
     if args.also_without_parser:
         without = load_ours(args)
         without.disable_pipe("parser")
@@ -126,6 +132,9 @@ def main() -> None:
         result["ratio_beam_to_entmem"] = best("entmem_beam", "entmem")
         result["rounds_ratio_beam_to_entmem_cpu"] = by_round("entmem_beam", "entmem")
         result["rounds_ratio_beam_to_sm_cpu"] = by_round("entmem_beam", "en_core_web_sm")
+    if args.also_with_lm:
+        result["ratio_with_lm_to_entmem"] = best("entmem_with_lm", "entmem")
+        result["rounds_ratio_with_lm_to_entmem_cpu"] = by_round("entmem_with_lm", "entmem")
     if args.also_without_parser:
         result["ratio_entmem_to_without_parser"] = best("entmem", "entmem_without_parser")
         result["rounds_ratio_to_without_parser_cpu"] = by_round("entmem", "entmem_without_parser")

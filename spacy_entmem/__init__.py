@@ -1,5 +1,6 @@
 """spacy-entmem: spaCy components that read documents left to right with a bounded entity memory."""
 from pathlib import Path
+from typing import Optional
 
 from .evaluation import scorers  # noqa: F401  (registers functions)
 from .models import causal_lm_features, contextual_listener, entity_lm, memory, static_vectors  # noqa: F401
@@ -13,17 +14,31 @@ from .pipeline.pronoun_resolver import PronounResolver, resolve_pronoun
 
 __version__ = "0.1.0"
 DEFAULT_PIPELINE = Path(__file__).parent / "pipelines" / "default"
+# entity-aware language models that ship with the package, by the name load_default(lm=...) takes
+LM_PIPELINES = {"dntm": Path(__file__).parent / "pipelines" / "dntm"}
 
 register_extensions()
 
 
-def load_default(mention_scheme: str = DEFAULT_SCHEME, **kwargs):
+def load_default(mention_scheme: str = DEFAULT_SCHEME, lm: Optional[str] = None, **kwargs):
     """Load the default trained pipeline shipped with the package (offline). ``mention_scheme`` says which
     mentions it proposes: "litbank" (people, places, organisations, facilities, vehicles, groups) or "gum"
-    (every entity, abstract ones and events too); ``kwargs`` go to ``spacy.load``."""
+    (every entity, abstract ones and events too); ``lm`` adds a shipped entity-aware language model after the
+    memory, which scores the text over the memory's clusters (``LM_PIPELINES``: "dntm"); ``kwargs`` go to
+    ``spacy.load``."""
     if not (DEFAULT_PIPELINE / "config.cfg").exists():
         raise OSError(f"[spacy-entmem] the default pipeline is missing from {DEFAULT_PIPELINE}")
-    return load_with_scheme(DEFAULT_PIPELINE, mention_scheme, **kwargs)
+    nlp = load_with_scheme(DEFAULT_PIPELINE, mention_scheme, **kwargs)
+    if lm is not None:
+        import spacy
+
+        if lm not in LM_PIPELINES:
+            raise ValueError(f"[spacy-entmem] no shipped language model {lm!r}; shipped: {sorted(LM_PIPELINES)}")
+        if not (LM_PIPELINES[lm] / "config.cfg").exists():
+            raise OSError(f"[spacy-entmem] the language model {lm!r} is missing from {LM_PIPELINES[lm]}")
+        nlp.add_pipe("entity_lm_scorer", source=spacy.load(LM_PIPELINES[lm]), after="entity_memory")
+    return nlp
 
 
-__all__ = ["EntityMemory", "EntityLMScorer", "PronounResolver", "load_default", "resolve_pronoun", "main_mention", "register_extensions", "DEFAULT_PIPELINE"]
+__all__ = ["EntityMemory", "EntityLMScorer", "PronounResolver", "load_default", "resolve_pronoun", "main_mention", "register_extensions", "DEFAULT_PIPELINE",
+           "LM_PIPELINES"]

@@ -1,6 +1,8 @@
 """The pipeline shipped inside the package loads offline and annotates the sample texts."""
 from pathlib import Path
 
+import pytest
+
 import spacy_entmem
 from spacy_entmem.pipeline.mention_schemes import QUERY_MEMORY
 
@@ -343,3 +345,18 @@ def test_components_sourced_with_their_own_tok2vec_give_the_default_clusters():
         ours, combined = default(text), theirs(text)
         assert [[s.text for s in c] for c in combined._.coref_clusters] == \
             [[s.text for s in c] for c in ours._.coref_clusters], path.name
+
+
+def test_the_shipped_language_model_scores_over_the_memorys_clusters():
+    import math
+
+    lm = spacy_entmem.load_default(lm="dntm")
+    assert lm.pipe_names.index("entity_lm_scorer") == lm.pipe_names.index("entity_memory") + 1
+    doc = lm(README_EXAMPLE)
+    assert doc._.coref_clusters and math.isfinite(doc._.perplexity) and doc._.perplexity > 1
+    scored = [t._.lm_logprob for t in doc if t._.lm_logprob is not None]
+    assert scored and all(value < 0 for value in scored)
+    # a mention of a cluster is one LM token, scored on its first token: "Curie" of "Marie Curie" gets None
+    assert doc[0]._.lm_logprob is not None and doc[1]._.lm_logprob is None
+    with pytest.raises(ValueError, match="no shipped language model 'gpt'; shipped: \\['dntm'\\]"):
+        spacy_entmem.load_default(lm="gpt")
