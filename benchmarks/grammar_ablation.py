@@ -27,6 +27,7 @@ def main() -> None:
     nlp = spacy_entmem.load_default()
     shipped = [rule for rule in GRAMMAR_RULES if nlp.get_pipe("entity_memory").cfg.get(rule)]
     variants = [("shipped", {})] + [(f"without {rule}", {"rules_off": [rule]}) for rule in shipped]
+    variants.append(("person_agreement without the impersonal it", {"impersonal_it": False}))
     variants += [(f"binding: principle {principle} only", {"principles": [principle]})
                  for principle in ("A", "B", "C", "i-within-i")]
     variants.append(("without places and times in animacy", {"things": False}))

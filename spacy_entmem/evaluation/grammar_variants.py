@@ -5,6 +5,7 @@ from typing import Iterable, Iterator
 
 from spacy.language import Language
 
+from ..nn.memory import mention_memory
 from ..pipeline import syntax
 
 GRAMMAR_RULES = ("syntactic_binding", "person_agreement", "singular_they")
@@ -16,10 +17,12 @@ def _no_place_or_time(doc, start: int, end: int) -> int:
 
 @contextmanager
 def grammar_variant(nlp: Language, rules_off: Iterable[str] = (), things: bool = True,
-                    parser: bool = True, principles: Iterable[str] = syntax.PRINCIPLES) -> Iterator[Language]:
+                    parser: bool = True, principles: Iterable[str] = syntax.PRINCIPLES,
+                    impersonal_it: bool = True) -> Iterator[Language]:
     """``nlp`` with the entity_memory rules in ``rules_off`` off, without places and times in the animacy rule
-    unless ``things``, with its parser disabled unless ``parser``, and reading only the binding ``principles``
-    named (``syntax.PRINCIPLES``); everything is restored on exit."""
+    unless ``things``, with its parser disabled unless ``parser``, reading only the binding ``principles`` named
+    (``syntax.PRINCIPLES``), and with ``person_agreement`` leaving "it" alone unless ``impersonal_it``; everything
+    is restored on exit."""
     memory = nlp.get_pipe("entity_memory")
     saved = {rule: memory.cfg.get(rule, False) for rule in GRAMMAR_RULES}
     unknown = set(rules_off) - set(GRAMMAR_RULES)
@@ -29,8 +32,9 @@ def grammar_variant(nlp: Language, rules_off: Iterable[str] = (), things: bool =
     if unknown_principles:
         raise ValueError(f"[spacy-entmem] unknown binding principle(s) {sorted(unknown_principles)}; known: "
                          f"{syntax.PRINCIPLES}")
-    place_or_time, active = syntax.place_or_time, syntax.ACTIVE_PRINCIPLES
+    place_or_time, active, it = syntax.place_or_time, syntax.ACTIVE_PRINCIPLES, mention_memory.IMPERSONAL_IT
     syntax.ACTIVE_PRINCIPLES = frozenset(principles)
+    mention_memory.IMPERSONAL_IT = impersonal_it
     memory.cfg.update({rule: False for rule in rules_off})
     if not things:
         syntax.place_or_time = _no_place_or_time
@@ -41,3 +45,4 @@ def grammar_variant(nlp: Language, rules_off: Iterable[str] = (), things: bool =
     finally:
         memory.cfg.update(saved)
         syntax.place_or_time, syntax.ACTIVE_PRINCIPLES = place_or_time, active
+        mention_memory.IMPERSONAL_IT = it

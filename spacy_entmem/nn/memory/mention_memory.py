@@ -87,6 +87,10 @@ PAIR_FEATURE_NAMES = ("exact string match", "head match", "gender agreement", "n
 GENDER_AGREEMENT = PAIR_FEATURE_NAMES.index("gender agreement")  # what ``name_agreement`` constrains
 NUMBER_AGREEMENT = PAIR_FEATURE_NAMES.index("number agreement")
 THEY = 7  # the pronoun class of "they them their theirs themselves" (mention_attributes.PRONOUN_CLASS)
+IT = 6  # the pronoun class of "it its itself"
+# person_agreement also keeps "it" out of every cell holding an I / you (an ablation switches it off:
+# evaluation.grammar_variants)
+IMPERSONAL_IT = True
 SINGULAR_THEY_WINDOW = 40  # tokens back in which a plural entity makes "they" plural
 NUMBER_RULES = ("number_clash", "plural_clash")  # the clash rules about number, relaxed for a singular "they"
 
@@ -322,11 +326,15 @@ class CellState:
     def person_clash(self, attrs: numpy.ndarray, rows: numpy.ndarray, cells: numpy.ndarray) -> numpy.ndarray:
         """(P,) whether the pairs (rows[k], cells[k]) pair a candidate of one grammatical person with a cell
         holding a mention of another person in the same speaker's turn ("Lee: I met Dana. She …": "She" is not
-        the speaker's "I"; "Hi Tom, … I": the writer is not the addressee)."""
+        the speaker's "I"; "Hi Tom, … I": the writer is not the addressee); and an "it" with a cell holding an
+        I / me / my or a you in any turn."""
         clash = numpy.zeros(len(rows), dtype=bool)
         for k in numpy.flatnonzero(attrs[rows, PERSON] > 0).tolist():
             person, turn = attrs[rows[k], PERSON], attrs[rows[k], TURN]
             clash[k] = any(t == turn and p != person for t, p in self.persons[rows[k]][cells[k]])
+        if IMPERSONAL_IT:
+            for k in numpy.flatnonzero(attrs[rows, PRONOUN] == IT).tolist():  # "it" is never a speaker or addressee
+                clash[k] = any(p in (1, 2) for _, p in self.persons[rows[k]][cells[k]])
         return clash
 
     def binder_cell(self, attrs: numpy.ndarray, active: numpy.ndarray) -> numpy.ndarray:

@@ -713,9 +713,9 @@ def test_a_reflexive_joins_its_binders_cell():
 
 def test_persons_of_one_turn_never_share_a_cell():
     state = _state_with(_columns(person=1, turn=4), _columns(person=0, turn=4))  # "I", "Dana" in Lee's turn
-    she = _columns(pronoun=6, person=3, turn=4)
+    she = _columns(pronoun=5, person=3, turn=4)  # pronoun class 5: she / her
     assert state.person_clash(she, numpy.array([0, 0]), numpy.array([0, 1])).tolist() == [True, False]
-    later = _columns(pronoun=6, person=3, turn=5)  # another turn: no constraint
+    later = _columns(pronoun=5, person=3, turn=5)  # another turn: no constraint
     assert state.person_clash(later, numpy.array([0]), numpy.array([0])).tolist() == [False]
 
 
@@ -724,3 +724,9 @@ def test_a_cell_of_time_expressions_only():
 
     state = _state_with(_columns(inanimate=TIME_EXPRESSION), _columns(inanimate=1))
     assert state.time_only().tolist() == [[True, False]]
+
+
+def test_it_never_joins_a_cell_holding_a_speaker_or_an_addressee():
+    state = _state_with(_columns(person=1, turn=0), _columns(person=0, turn=0))  # "I", "the bakery"
+    it = _columns(pronoun=6, turn=3)  # another turn: still not the speaker
+    assert state.person_clash(it, numpy.array([0, 0]), numpy.array([0, 1])).tolist() == [True, False]
