@@ -21,7 +21,7 @@ import spacy_entmem
 from spacy_entmem.pipeline.mention_attributes import PRONOUNS
 from spacy_entmem.pipeline.speakers import read_quotations
 from spacy_entmem.pipeline.syntax import forbidden_antecedents, reflexive_binder, span_root
-from spacy_entmem.pipeline.turns import candidate_persons, turn_ids
+from spacy_entmem.pipeline.turns import read_turns
 from spacy_entmem.training.targets import gold_clusters
 
 
@@ -60,8 +60,7 @@ def main(paths, pipeline=None, predicted: bool = False) -> None:
                 by_root.setdefault(span_root(doc, start, end), []).append((start, end))
             texts = [t.text for t in doc]
             quoted, quotes = read_quotations([t.lower() for t in texts])
-            turns = turn_ids(texts, quoted, quotes)
-            persons = candidate_persons(texts, mentions)
+            turns, persons = read_turns(texts, quoted, quotes, mentions)
             for (start, end), person in zip(mentions, persons):
                 for root in forbidden_antecedents(doc, start, end):
                     for other in by_root.get(root, []):

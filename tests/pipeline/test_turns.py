@@ -1,12 +1,21 @@
 """Speakers' turns and grammatical person."""
 from spacy_entmem.pipeline.speakers import read_quotations
 from spacy_entmem.pipeline.turns import (
-    QUOTATION_TURNS, candidate_persons, is_letter, pronoun_person, speaker_labels, turn_ids)
+    QUOTATION_TURNS, is_letter, pronoun_person, read_turns, speaker_labels)
+
+
+def _read(texts, spans=()):
+    """(turn ids per token, persons per span) of the words."""
+    quoted, quotes = read_quotations([text.lower() for text in texts])
+    return read_turns(texts, quoted, quotes, spans)
 
 
 def _turns(texts):
-    quoted, quotes = read_quotations([text.lower() for text in texts])
-    return turn_ids(texts, quoted, quotes)
+    return _read(texts)[0]
+
+
+def candidate_persons(texts, spans):
+    return _read(texts, spans)[1]
 
 
 def test_persons_of_pronouns():

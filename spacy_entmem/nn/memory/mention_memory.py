@@ -294,19 +294,21 @@ class CellState:
         ends = attrs[rows, BOUND_END]
         return (ends >= 0) & (self.last_end[rows, cells] == ends)
 
-    def plural_near(self, starts: numpy.ndarray, window: int = SINGULAR_THEY_WINDOW) -> numpy.ndarray:
-        """(B,) whether a cell that holds a plural entity (a plural pronoun or a plural noun joined) was last
-        mentioned within ``window`` tokens before each row's candidate."""
-        plural = self.used & ((self.number == 2) | ((self.noun_numbers & 2) > 0))
-        recent = (starts[:, None] - self.last_end) <= window
-        return (plural & recent).any(axis=1)
+    def recently_mentioned(self, starts: numpy.ndarray, window: int = SINGULAR_THEY_WINDOW) -> numpy.ndarray:
+        """(B, N) the used cells last mentioned within ``window`` tokens before each row's candidate."""
+        return self.used & ((starts[:, None] - self.last_end) <= window)
 
-    def people_near(self, starts: numpy.ndarray, window: int = SINGULAR_THEY_WINDOW) -> numpy.ndarray:
+    def plural_near(self, starts: numpy.ndarray) -> numpy.ndarray:
+        """(B,) whether a cell that holds a plural entity (a plural pronoun or a plural noun joined) was
+        ``recently_mentioned``."""
+        plural = (self.number == 2) | ((self.noun_numbers & 2) > 0)
+        return (plural & self.recently_mentioned(starts)).any(axis=1)
+
+    def people_near(self, starts: numpy.ndarray) -> numpy.ndarray:
         """(B,) how many cells that may hold a person (masculine, feminine, or a singular animate nominal) were
-        last mentioned within ``window`` tokens before each row's candidate."""
+        ``recently_mentioned``."""
         person = IS_PERSONAL_GENDER[self.gender] | ((self.noun_numbers == 1) & ~self.inanimate)
-        recent = (starts[:, None] - self.last_end) <= window
-        return (self.used & person & recent).sum(axis=1)
+        return (person & self.recently_mentioned(starts)).sum(axis=1)
 
     def single_person(self) -> numpy.ndarray:
         """(B, N) cells that may hold one person a writer calls "they": singular common nouns of no known gender,
@@ -890,9 +892,10 @@ class MentionMemory(nn.Module):
         """(P,) with ``singular_they``, the (candidate, cell) pairs where a "they" far from any plural entity
         meets a cell of one person: number agreement does not apply to them ("The gardener said that they would
         come"); all false without the rule."""
-        if not self.singular_they:
+        they = attrs_t[:, PRONOUN] == THEY
+        if not self.singular_they or not they[rows].any():  # most steps: no "they" to read the cells for
             return numpy.zeros(len(rows), dtype=bool)
-        they = (attrs_t[:, PRONOUN] == THEY) & ~state.plural_near(starts_t) & (state.people_near(starts_t) == 1)
+        they = they & ~state.plural_near(starts_t) & (state.people_near(starts_t) == 1)
         return they[rows] & state.single_person()[rows, cells]
 
     def _update(self, memory: torch.Tensor, memory_part: torch.Tensor, g_t: torch.Tensor, decision: Decision,
