@@ -93,7 +93,7 @@ def test_count_evaluate_command(trained_nlp, tmp_path):
     result = runner.invoke(app, ["count-evaluate", str(tmp_path / "pipe"), str(GAP / "gap-validation.tsv"),
                                  str(counts), "--output", str(out)])
     assert result.exit_code == 0, result.output
-    assert "2 docs: α = " in result.output
+    assert "2 docs: α = " in result.output and "of the entity table: " in result.output
     assert json.loads(out.read_text())["n_docs"] == 2
 
 
@@ -377,3 +377,25 @@ def test_annotate_reads_latin1_with_encoding(tmp_path):
     good = runner.invoke(app, ["annotate", str(tmp_path), "--encoding", "latin-1"])
     assert good.exit_code == 0, good.output
     assert runner.invoke(app, ["annotate", str(tmp_path), "--encoding", "klingon"]).exit_code == 1
+
+
+def test_entities_command_writes_the_table_and_the_chart(tmp_path):
+    book = tmp_path / "book.txt"
+    book.write_text("CHAPTER I\nAnna Smith met Ben Jones in London.\n\nCHAPTER II\nBen wrote to Anna. She answered "
+                    "him.\n", encoding="latin-1")
+    out_csv, out_png = tmp_path / "entities.csv", tmp_path / "chart.png"
+    result = runner.invoke(app, ["entities", str(book), "--chapters", "CHAPTER [IVX]+", "--csv", str(out_csv),
+                                 "--plot", str(out_png), "--encoding", "latin-1"])
+    assert result.exit_code == 0, result.output
+    assert "2 chapter(s)" in result.output and "Anna Smith" in result.output
+    lines = out_csv.read_text(encoding="utf8").splitlines()
+    assert lines[0].startswith("entity_id,name,kind") and any(line.split(",")[1] == "Anna Smith" for line in lines)
+    anna = next(line.split(",") for line in lines if line.split(",")[1] == "Anna Smith")
+    assert anna[2] == "person" and anna[-2:] == ["CHAPTER I", "CHAPTER II"]  # first and last chapter
+    assert out_png.read_bytes()[:4] == b"\x89PNG"
+    people = runner.invoke(app, ["entities", str(book), "--kind", "person", "--chapters", "CHAPTER [IVX]+"])
+    assert people.exit_code == 0 and "of kind person" in people.output and "Anna Smith" in people.output
+    bad = runner.invoke(app, ["entities", str(book), "--chapters", "PART [0-9]+"])
+    assert bad.exit_code == 1 and "matches no line" in bad.output
+    wrong_kind = runner.invoke(app, ["entities", str(book), "--kind", "animal"])
+    assert wrong_kind.exit_code == 1 and "--kind must be" in wrong_kind.output

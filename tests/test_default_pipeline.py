@@ -131,8 +131,12 @@ def test_spacy_apply_runs_the_shipped_pipeline(tmp_path):
 
     from spacy.tokens import DocBin
 
+    texts = tmp_path / "texts"  # the samples folder also holds a book folder and its README
+    texts.mkdir()
+    for path in SAMPLES.glob("*.txt"):
+        (texts / path.name).write_text(path.read_text(encoding="utf8"), encoding="utf8")
     out = tmp_path / "out.spacy"
-    subprocess.run([sys.executable, "-m", "spacy", "apply", str(spacy_entmem.DEFAULT_PIPELINE), str(SAMPLES),
+    subprocess.run([sys.executable, "-m", "spacy", "apply", str(spacy_entmem.DEFAULT_PIPELINE), str(texts),
                     str(out)], check=True, capture_output=True)
     nlp = spacy_entmem.load_default()
     docs = list(DocBin().from_disk(out).get_docs(nlp.vocab))
@@ -148,6 +152,17 @@ def test_readme_quick_start_prints_what_the_readme_says(capsys):
     section = readme[readme.index("## Quick start"):]
     code, shown = re.findall(r"```(?:python)?\n(.*?)```", section, flags=re.S)[:2]
     exec(compile(code, "README.md", "exec"), {})
+    assert capsys.readouterr().out == shown
+
+
+def test_readme_reader_section_prints_what_the_readme_says(capsys):
+    """The README's stream reader code, run as written after the quick start, prints the output it shows."""
+    import re
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf8")
+    section = readme[readme.index("## Reading a book or a conversation"):]
+    code, shown = re.findall(r"```(?:python)?\n(.*?)```", section, flags=re.S)[:2]
+    exec(compile(code, "README.md", "exec"), {"spacy_entmem": spacy_entmem, "nlp": spacy_entmem.load_default()})
     assert capsys.readouterr().out == shown
 
 

@@ -1,11 +1,13 @@
 """People counting (PeTra §3.5): does the memory know how many people a text mentions?
 
 A document's count is Σ_t Σ_i 1[o_{t,i} ≥ α], the number of overwrite decisions, with α chosen on the
-annotated set to minimise the sum of absolute errors. Reference counts come as a TSV ``ID<TAB>Count``
+annotated set to minimise the sum of absolute errors; and, with nothing to choose, the number of person entities
+in the document's entity table (``Doc._.entities``: the clusters and single mentions the memory wrote, of kind
+person). Both are reported. Reference counts come as a TSV ``ID<TAB>Count``
 (an optional ``ID<TAB>Count`` header) keyed by GAP ids; they are not distributed with this package.
 """
 import csv
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Sequence
 
@@ -47,6 +49,12 @@ class CountingResult:
     baseline_count: int
     baseline_error_sum: int
     predicted: Dict[str, int]
+    table_predicted: Dict[str, int] = field(default_factory=dict)  # person entities of ``Doc._.entities``
+    gold: Dict[str, int] = field(default_factory=dict)
+
+    @property
+    def table_error_sum(self) -> int:
+        return sum(abs(self.table_predicted[i] - self.gold[i]) for i in self.table_predicted)
 
     @property
     def mean_error(self) -> float:
@@ -55,7 +63,9 @@ class CountingResult:
     def as_dict(self) -> Dict:
         return {"alpha": self.alpha, "error_sum": self.error_sum, "mean_abs_error": self.mean_error,
                 "n_docs": self.n_docs, "baseline_constant_count": self.baseline_count,
-                "baseline_error_sum": self.baseline_error_sum, "predicted": self.predicted}
+                "baseline_error_sum": self.baseline_error_sum, "predicted": self.predicted,
+                "table_error_sum": self.table_error_sum, "table_mean_abs_error": self.table_error_sum / self.n_docs,
+                "table_predicted": self.table_predicted}
 
 
 def select_alpha(overwrites: Dict[str, numpy.ndarray], gold: Dict[str, int],
@@ -90,9 +100,17 @@ def evaluate_counts(nlp, gap_tsv: Path, counts_tsv: Path, batch_size: int = 64) 
     unknown = sorted(set(gold) - {row.id for row in rows})
     if unknown:
         raise ValueError(f"[spacy-entmem] {counts_tsv}: {len(unknown)} id(s) not in {gap_tsv}, e.g. {unknown[:5]}")
-    overwrites = {}
+    overwrites, people = {}, {}
     for row, doc in zip(rows, nlp.pipe((row.text for row in rows), batch_size=batch_size)):
         if doc._.entity_memory_log is None:
             raise ValueError("[spacy-entmem] the pipeline stores no memory log (set store_memory_log = true)")
         overwrites[row.id] = doc._.entity_memory_log["overwrite"]
-    return select_alpha(overwrites, gold)
+        people[row.id] = count_people(doc)
+    result = select_alpha(overwrites, gold)
+    result.table_predicted, result.gold = people, gold
+    return result
+
+
+def count_people(doc) -> int:
+    """The person entities of the doc's entity table (``Doc._.entities``)."""
+    return sum(entity.kind == "person" for entity in doc._.entities)

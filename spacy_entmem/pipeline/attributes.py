@@ -190,6 +190,13 @@ class DocIndex:
                     members = self.token_clusters.setdefault(i, [])
                     if not members or members[-1] is not group:
                         members.append(group)
+        # each mention's entity id (the memory's, stable across a stream; else the cluster's)
+        self.span_entity: Dict[Tuple[int, int], int] = {
+            key: group.attrs["entity_id"] for key, group in self.span_cluster.items() if "entity_id" in group.attrs}
+        mentions = coref_mentions(doc)
+        if mentions is not None and len(mentions.attrs.get("entity_ids", ())) == len(mentions):
+            self.span_entity.update(((span.start, span.end), entity)
+                                    for span, entity in zip(mentions, mentions.attrs["entity_ids"]))
         log = doc._.entity_memory_log
         self.token_step = None
         if log is not None and "spans" in log:  # span models: the first step whose candidate ends at the token
@@ -213,6 +220,12 @@ def doc_index(doc: Doc) -> DocIndex:
         cached = (signature, DocIndex(doc, clusters))
         _INDEXES[doc] = cached
     return cached[1]
+
+
+def span_entity_id(span: Span) -> Optional[int]:
+    """The id of the entity the span is a mention of (None: not a mention): the memory's id, which a
+    ``spacy_entmem.Reader`` keeps stable across the texts of a stream."""
+    return doc_index(span.doc).span_entity.get((span.start, span.end))
 
 
 def span_cluster(span: Span) -> Optional[SpanGroup]:
@@ -248,6 +261,12 @@ def token_entity_prob(token: Token) -> Optional[float]:
     return None if value is None else float(value)
 
 
+def _doc_entities(doc: Doc):
+    from .entities import doc_entities  # reads the memory's lexicons: imported when first asked
+
+    return doc_entities(doc)
+
+
 def register_extensions() -> None:
     """Register every attribute once (idempotent)."""
     doc_attrs = {
@@ -255,14 +274,16 @@ def register_extensions() -> None:
         "coref_mentions": coref_mentions,
         "has_coref": lambda doc: bool(coref_clusters(doc)),
         "coref_resolved": coref_resolved,
+        "entities": _doc_entities,
     }
     for name, getter in doc_attrs.items():
         if not Doc.has_extension(name):
             Doc.set_extension(name, getter=getter)
-    for name in ("entity_memory_log", "entity_count"):
+    for name in ("entity_memory_log", "entity_count", "speaker"):
         if not Doc.has_extension(name):
             Doc.set_extension(name, default=None)
-    span_attrs = {"coref_cluster": span_cluster, "is_coref": lambda span: span_cluster(span) is not None}
+    span_attrs = {"coref_cluster": span_cluster, "is_coref": lambda span: span_cluster(span) is not None,
+                  "entity_id": span_entity_id}
     for name, getter in span_attrs.items():
         if not Span.has_extension(name):
             Span.set_extension(name, getter=getter)

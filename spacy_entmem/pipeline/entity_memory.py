@@ -19,11 +19,10 @@ from ..models.memory import (
     is_span_model, is_teacher_forced, lm_vocab_size, set_lm_vocabulary, set_lexicons, torch_memory,
 )
 from .attributes import ROLE, choose_main, register_extensions
-from .memory_log import (
-    MemoryLog, count_entities, decode_actions, decode_mentions, decode_span_mentions, group_clusters,
-)
+from .memory_log import MemoryLog, count_entities, decode_actions, group_clusters_by_entity, log_mentions
 from .settings import restore_cfg
 from .span_proposals import CANDIDATES_KEY
+from ..nn.memory.carry import CarriedMemory
 from ..training.targets import DocSupervision, LossWeights
 
 DEFAULT_MODEL_CONFIG = """
@@ -370,11 +369,35 @@ class EntityMemory(TrainablePipe):
             yield from (doc for i, doc in enumerate(window) if i not in failed)
 
     def predict(self, docs: Iterable[Doc]) -> List[MemoryLog]:
-        docs = list(docs)
+        return self._predict(list(docs))[0]
+
+    def read_in_stream(self, doc: Doc, carried: Optional[CarriedMemory]) -> CarriedMemory:
+        """Annotate ``doc`` as the next text of a stream whose memory is ``carried`` (None: a new stream): its
+        mentions may join the entities of earlier texts, and the entity ids go on counting. Returns the memory
+        after the doc, moved past it (``CarriedMemory.after_text``): what the next text starts from."""
+        module = torch_memory(self.model)
+        if module is None:
+            raise ValueError(UNTRAINED_MESSAGE)
+        if not is_teacher_forced(self.model):
+            raise ValueError(f"[spacy-entmem] component '{self.name}' cannot carry its memory from text to text: only "
+                             "the mention memory (spacy_entmem.MentionMemory.v1) can")
+        module.carried = [carried]
+        try:
+            logs, out = self._predict([doc])
+        finally:
+            module.carried = None
+        self.set_annotations([doc], logs)
+        final = out.final_states[0]
+        if carried is not None:  # how far the stream has come: counted on
+            final.texts_read, final.tokens_read = carried.texts_read, carried.tokens_read
+        return final.after_text(len(doc))
+
+    def _predict(self, docs: List[Doc]) -> Tuple[List[MemoryLog], Any]:
+        """The docs' memory logs and the model's output."""
         if torch_memory(self.model) is None:
             raise ValueError(UNTRAINED_MESSAGE)
         if not docs:
-            return []
+            return [], None
         spans = [self.candidates(doc) for doc in docs] if is_span_model(self.model) else None
         forced = is_teacher_forced(self.model)
         if forced:
@@ -395,6 +418,11 @@ class EntityMemory(TrainablePipe):
             if forced:  # the decisions the memory took in its loop: the clusters are its contents
                 log["action"] = out.actions[i, :n].cpu().numpy().astype(numpy.int8)
                 log["cell"] = out.cells[i, :n].cpu().numpy().astype(numpy.int16)
+                if out.entities is not None:  # the memory's entity ids (a beam's best reading has none)
+                    log["entity_id"] = out.entities[i, :n].astype(numpy.int64)
+                    carried = torch_memory(self.model).carried
+                    start = carried[i] if carried is not None else None
+                    log["first_entity"] = numpy.asarray([0 if start is None else start.next_entity], dtype=numpy.int64)
                 log["decided_in_loop"] = numpy.ones(1, dtype=bool)
                 if out.pruned is not None:  # candidates the loop skipped (pruning_bound)
                     log["pruned"] = out.pruned[i, :n].copy()
@@ -402,7 +430,7 @@ class EntityMemory(TrainablePipe):
                 log["action"], log["cell"] = decode_actions(log, self.cfg["entity_threshold"],
                                                             self.cfg.get("new_entity_bias", 1.0))
             logs.append(log)
-        return logs
+        return logs, out
 
     def run_memory(self, docs: List[Doc], spans: List[numpy.ndarray]):
         """The teacher-forced memory's output (``MemoryOutput``) for docs with their candidates (in step
@@ -445,21 +473,20 @@ class EntityMemory(TrainablePipe):
                 )
             for key in existing:  # never mix old and new clusters
                 del doc.spans[key]
-            if "spans" in log:
-                mentions = decode_span_mentions(log["action"], log["cell"], log["spans"])
-            else:
-                mentions = decode_mentions(log["action"], log["cell"])
+            mentions = log_mentions(log)
             doc.spans[self.cfg["mentions_key"]] = SpanGroup(
                 doc, name=self.cfg["mentions_key"], spans=[Span(doc, s, e) for s, e, _ in mentions],
-                attrs={ROLE: "mentions"},
+                attrs={ROLE: "mentions", "entity_ids": [entity for _, _, entity in mentions]},
             )
-            clusters = [c for c in group_clusters(mentions) if len(c) > 1]
-            for index, cluster in enumerate(clusters, start=1):
+            # an entity mentioned once here is a cluster too if an earlier text of the stream mentioned it
+            seen_before = int(log["first_entity"][0]) if "first_entity" in log else 0
+            clusters = [(entity, spans) for entity, spans in group_clusters_by_entity(mentions)
+                        if len(spans) > 1 or entity < seen_before]
+            for index, (entity, cluster) in enumerate(clusters, start=1):
                 spans = [Span(doc, s, e) for s, e in cluster]
                 key = f"{prefix}_{index}"
-                doc.spans[key] = SpanGroup(
-                    doc, name=key, spans=spans, attrs={ROLE: "cluster", "index": index, "main": choose_main(spans)}
-                )
+                doc.spans[key] = SpanGroup(doc, name=key, spans=spans, attrs={
+                    ROLE: "cluster", "index": index, "main": choose_main(spans), "entity_id": entity})
             doc._.entity_memory_log = log if self.cfg["store_memory_log"] else None
             doc._.entity_count = count_entities(log["overwrite"], self.cfg["count_threshold"])
 

@@ -76,12 +76,28 @@ def decode_span_mentions(actions: numpy.ndarray, cells: numpy.ndarray, spans: nu
             for t, entity in enumerate(step_entities(actions, cells)) if entity >= 0]
 
 
-def group_clusters(mentions: List[Mention]) -> List[List[Tuple[int, int]]]:
-    """Mentions grouped by entity, clusters ordered by their first mention."""
+def group_clusters_by_entity(mentions: List[Mention]) -> List[Tuple[int, List[Tuple[int, int]]]]:
+    """(entity id, its mentions' spans), ordered by their first mention."""
     by_entity: Dict[int, List[Tuple[int, int]]] = {}
     for start, end, entity in mentions:
         by_entity.setdefault(entity, []).append((start, end))
-    return sorted(by_entity.values(), key=lambda spans: spans[0])
+    return sorted(by_entity.items(), key=lambda item: item[1][0])
+
+
+def group_clusters(mentions: List[Mention]) -> List[List[Tuple[int, int]]]:
+    """Mentions grouped by entity, clusters ordered by their first mention."""
+    return [spans for _, spans in group_clusters_by_entity(mentions)]
+
+
+def log_mentions(log: MemoryLog) -> List[Mention]:
+    """The mentions of a decoded log with their entity ids: the memory's own ids where its loop recorded them
+    (``entity_id``: stable across a stream), else counted from the actions (``step_entities``)."""
+    if "entity_id" in log and "spans" in log:
+        return [(int(span[0]), int(span[1]), int(entity))
+                for span, entity in zip(log["spans"].tolist(), log["entity_id"].tolist()) if entity >= 0]
+    if "spans" in log:
+        return decode_span_mentions(log["action"], log["cell"], log["spans"])
+    return decode_mentions(log["action"], log["cell"])
 
 
 def span_link_probability(

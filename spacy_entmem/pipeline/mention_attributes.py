@@ -4,7 +4,7 @@ kinship words), a normalised string and a head word for string matching, whether
 quotation, and whether it looks like a proper name.
 
 English pronouns are a closed class, so a word list serves and no tagger has to run. Strings become ids
-through a ``StringIds`` table shared by a batch, so the memory compares integers.
+through ``StringIds`` (hashes), so the memory compares integers.
 """
 from typing import AbstractSet, Dict, Iterable, List, Optional, Tuple
 
@@ -66,16 +66,19 @@ APPOSITION_OPENERS = LEADING_WORDS | POSSESSIVE_DETERMINERS
 SINGULAR_NOUN_TAG = hash_string("NN")
 NO_NOMINAL = (-1, -1)
 NO_NAME_WORDS = (-1,) * N_NAME_WORDS
+NARRATOR_VOICE = 0  # the voice of a text with no speaker named (``mention_memory.VOICE``)
+
+
+STRING_ID_MASK = (1 << 62) - 1  # ids stay non-negative int64 (-1: no string)
 
 
 class StringIds:
-    """Strings → small integers, shared by the documents of a batch (-1 stands for 'no string')."""
-
-    def __init__(self):
-        self.ids: Dict[str, int] = {}
+    """Strings → non-negative integers (-1 stands for 'no string'): spaCy's 64-bit string hash cut to 62 bits,
+    so ids agree across batches and documents, and a memory carried from one text to the next (``stream``)
+    still matches its strings."""
 
     def __call__(self, text: str) -> int:
-        return self.ids.setdefault(text, len(self.ids)) if text else -1
+        return hash_string(text) & STRING_ID_MASK if text else -1
 
 
 def _head_index(words: List[str]) -> int:
@@ -218,6 +221,18 @@ def _syntax_and_turn_columns(doc: Doc, spans: List[Tuple[int, int]], quoted: Lis
             for columns, person, (start, _) in zip(binding, persons, spans)], kinds
 
 
+def speaker_voice(doc: Doc, ids: StringIds) -> Tuple[int, Tuple[int, ...]]:
+    """The voice of the doc's unquoted I / me / my (``mention_memory.VOICE``: 0 for an unnamed narrator, 1 + the
+    speaker's id where ``doc._.speaker`` names who says the text) and the ids of the speaker's name words (its
+    lowercased words but honorifics; -1 padded)."""
+    speaker = doc._.speaker if Doc.has_extension("speaker") else None
+    if not speaker:
+        return NARRATOR_VOICE, NO_NAME_WORDS
+    words = [word for word in str(speaker).lower().split() if word not in HONORIFICS][:N_NAME_WORDS]
+    names = tuple(ids(word) for word in words)
+    return ids(" ".join(str(speaker).split())) + 1, names + NO_NAME_WORDS[len(names):]
+
+
 def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringIds,
                        name_genders: Optional[Dict[str, int]] = None,
                        inanimate_nouns: Optional[AbstractSet[str]] = None) -> numpy.ndarray:
@@ -250,6 +265,7 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
     family = family_names(lower, titles, capitalised, name_genders.keys()) if name_genders else {}
     nominals = apposed_nominals(lower, capitalised, tags, spans, inanimate_nouns)
     extra, things = _syntax_and_turn_columns(doc, spans, quoted, quotes, things=inanimate_nouns is not None)
+    voice, speaker_names = speaker_voice(doc, ids)
     rows = []
     for start, end in spans:
         words = lower[start:end]
@@ -257,8 +273,10 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
         if pronoun:
             _, number, gender = PRONOUNS[words[0]]
             bound_end = bound_subject_end(lower, tags, start)
+            narrating = pronoun == FIRST_SINGULAR and not quoted[start]  # the narrator's or the speaker's I
             rows.append((-1, -1, pronoun, gender, number, int(quoted[start]), 0, 0, UNKNOWN, bound_end, 0)
-                        + NO_NAME_WORDS + speakers[len(rows)] + NO_NOMINAL + extra[len(rows)])
+                        + (speaker_names if narrating else NO_NAME_WORDS) + speakers[len(rows)] + NO_NOMINAL
+                        + extra[len(rows)] + (voice,))
             continue
         content = words[1:] if len(words) > 1 and words[0] in LEADING_WORDS else words
         head = _head_index(words)
@@ -282,5 +300,5 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
         titled = int(bool(names) and titled_name(words, cased, head))
         rows.append((ids(" ".join(content)), ids(words[head]), 0, gender, UNKNOWN, int(quoted[start]),
                      int(proper), inanimate, noun_number, -1, titled) + tuple(names) + NO_NAME_WORDS[len(names):]
-                    + speakers[len(rows)] + nominals[len(rows)] + extra[len(rows)])
+                    + speakers[len(rows)] + nominals[len(rows)] + extra[len(rows)] + (voice,))
     return numpy.asarray(rows, dtype="int64").reshape(-1, len(ATTRIBUTE_FIELDS))

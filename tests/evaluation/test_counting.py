@@ -1,6 +1,7 @@
 import numpy
 import pytest
 
+from spacy_entmem.corpora.gap import read_gap_rows
 from spacy_entmem.evaluation.counting import evaluate_counts, read_counts_tsv, select_alpha
 from spacy_entmem.pipeline.memory_log import count_entities
 
@@ -48,6 +49,12 @@ def test_evaluate_counts_on_hand_made_gap_counts(trained_nlp, tmp_path):
     expected = sum(abs(result.predicted[i] - n) for i, n in {"validation-1": 4, "validation-2": 3,
                                                               "validation-3": 6}.items())
     assert result.error_sum == expected
+    assert set(result.table_predicted) == set(result.predicted)  # the entity table's people, counted too
+    people = [sum(e.kind == "person" for e in doc._.entities) for doc in trained_nlp.pipe(
+        [row.text for row in read_gap_rows(GAP / "gap-validation.tsv")][:3])]
+    assert [result.table_predicted[f"validation-{k}"] for k in (1, 2, 3)] == people
+    assert result.table_error_sum == sum(abs(p - n) for p, n in zip(people, (4, 3, 6)))
+    assert result.as_dict()["table_error_sum"] == result.table_error_sum
     counts.write_text("validation-1\t4\nnot-an-id\t2\n", encoding="utf8")
     with pytest.raises(ValueError, match="1 id\\(s\\) not in"):
         evaluate_counts(trained_nlp, GAP / "gap-validation.tsv", counts)

@@ -149,7 +149,7 @@ def test_titled_names_and_name_words():
     rows = mention_attributes(doc, spans, ids)
     assert rows[:, TITLED].tolist() == [0, 1, 0, 0, 1, 0]
     words = [[word for word in row if word >= 0] for row in rows[:, NAME_WORDS].tolist()]
-    by_id = {i: text for text, i in ids.ids.items()}
+    by_id = {ids(token.lower_): token.lower_ for token in doc}
     # the sentence-initial given name counts; titles, articles, adjectives and pronouns never do
     assert [[by_id[i] for i in row] for row in words] == [
         ["elizabeth", "bennet"], ["darcy"], ["bingley"], ["hurst"], ["elizabeth"], []]

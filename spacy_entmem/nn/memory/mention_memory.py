@@ -30,6 +30,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from .carry import CarriedMemory, export_row, import_row
 from .outputs import MemoryOutput, token_mask
 from .petra import UNUSED_CELL_SCORE, SplitInputMLP, encode_left_to_right, memory_config_problems
 from .span_petra import SpanPetraMemory, rows_at
@@ -47,7 +48,7 @@ NOT_A_MENTION, UNKNOWN, SOME_OTHER_ENTITY = -1, -2, -3
 ATTRIBUTE_FIELDS = ("norm", "head", "pronoun", "gender", "number", "quoted", "proper", "inanimate", "noun_number",
                     "bound_end", "titled", "name_word_1", "name_word_2", "name_word_3", "speaker_start",
                     "speaker_end", "apposed_start", "apposed_end", "root", "binder") + tuple(
-                        f"forbidden_{k}" for k in range(1, 5)) + ("person", "turn")
+                        f"forbidden_{k}" for k in range(1, 5)) + ("person", "turn", "voice")
 NORM, HEAD, PRONOUN, GENDER, NUMBER, QUOTED, PROPER, INANIMATE, NOUN_NUMBER, BOUND_END, TITLED = range(11)
 NAME_WORDS = slice(TITLED + 1, TITLED + 4)
 N_NAME_WORDS = NAME_WORDS.stop - NAME_WORDS.start
@@ -64,9 +65,13 @@ APPOSED = slice(SPEAKER.stop, SPEAKER.stop + 2)
 ROOT, BINDER = APPOSED.stop, APPOSED.stop + 1
 FORBIDDEN = slice(BINDER + 1, BINDER + 5)
 PERSON, TURN = FORBIDDEN.stop, FORBIDDEN.stop + 1
+# (voice: who says the text: 0 an unnamed narrator, else 1 + the id of the speaker the text is attributed to
+# (``Doc._.speaker``, a dialogue read turn by turn); read for unquoted I / me / my only. Such an I also carries
+# its speaker's name words in NAME_WORDS, so a later mention of the speaker's name joins it)
+VOICE = TURN + 1
 # no string, not a pronoun, nothing known
 PADDING_ATTRIBUTES = (-1, -1, 0, 0, 0, 0, 0, 0, 0, -1, 0) + (-1,) * N_NAME_WORDS + (-1, -1, -1, -1) + (
-    -1, -1) + (-1,) * (FORBIDDEN.stop - FORBIDDEN.start) + (0, -1)
+    -1, -1) + (-1,) * (FORBIDDEN.stop - FORBIDDEN.start) + (0, -1, 0)
 TIME_EXPRESSION = 2  # the INANIMATE value of a time expression (``pipeline.syntax.TIME``; 1: a thing or a place)
 PERSONAL_GENDERS = (1, 2)  # masculine, feminine (mention_attributes.MASCULINE / FEMININE)
 N_PRONOUN_CLASSES = 8  # pronoun classes 1..7 (0: not a pronoun)
@@ -114,6 +119,11 @@ def narrator_pronouns(attrs: numpy.ndarray) -> numpy.ndarray:
     """attrs (..., A) → (...) bool: the candidates that are an I / me / my outside quotation marks (in
     first-person narration, the narrator)."""
     return (attrs[..., PRONOUN] == FIRST_SINGULAR) & (attrs[..., QUOTED] == 0)
+
+
+def speaking(attrs: numpy.ndarray) -> numpy.ndarray:
+    """attrs (..., A) → (...) bool: the unquoted I / me / my of a text whose speaker is named (``VOICE`` > 0)."""
+    return narrator_pronouns(attrs) & (attrs[..., VOICE] > 0)
 
 
 def speaker_pronouns(attrs: numpy.ndarray) -> numpy.ndarray:
@@ -190,7 +200,8 @@ class CellState:
         # a time expression joined (INANIMATE == TIME_EXPRESSION); something else joined
         self.temporal = numpy.zeros((batch, n_cells), dtype=bool)
         self.untimed = numpy.zeros((batch, n_cells), dtype=bool)
-        self.narrator = numpy.zeros((batch, n_cells), dtype=bool)  # an unquoted I / me / my joined
+        # 1 + the voice of the unquoted I / me / my that joined (``VOICE``; 0: none joined)
+        self.narrator = numpy.zeros((batch, n_cells), dtype="int64")
         # bit 1: a singular noun heads one of its nominal mentions, bit 2: a plural one (``noun_number``)
         self.noun_numbers = numpy.zeros((batch, n_cells), dtype="int64")
         self.strings = [[set() for _ in range(n_cells)] for _ in range(batch)]
@@ -276,10 +287,11 @@ class CellState:
     def name_holder(self, attrs: numpy.ndarray, starts: numpy.ndarray, active: numpy.ndarray) -> numpy.ndarray:
         """(B,) for each active candidate that is a name (its head one of its name words), the one cell whose
         earlier mentions hold all its name words ("Thompson" or "Jennifer" and a cell holding "Jennifer
-        Thompson"; not "Greek civilization"); -1 where no cell or several do."""
+        Thompson"; not "Greek civilization"); and so for a named speaker's I, by the speaker's name words (``VOICE``):
+        "Dana" said earlier, then Dana's "I"; -1 where no cell or several do."""
         holder = numpy.full(len(active), -1)
         names = attrs[:, NAME_WORDS]
-        asks = active & (attrs[:, NORM] >= 0) & (names == attrs[:, HEAD, None]).any(axis=1)
+        asks = active & (((attrs[:, NORM] >= 0) & (names == attrs[:, HEAD, None]).any(axis=1)) | speaking(attrs))
         for b in numpy.flatnonzero(asks).tolist():
             words = {word for word in names[b].tolist() if word >= 0}
             cells = [i for i, held in enumerate(self.names[b])
@@ -329,11 +341,18 @@ class CellState:
         """(P,) whether the pairs (rows[k], cells[k]) pair a candidate of one grammatical person with a cell
         holding a mention of another person in the same speaker's turn ("Lee: I met Dana. She …": "She" is not
         the speaker's "I"; "Hi Tom, … I": the writer is not the addressee); and an "it" with a cell holding an
-        I / me / my or a you in any turn."""
+        I / me / my or a you in any turn; and one speaker's unquoted I with a cell holding another's (``VOICE``), or
+        a named speaker's I with a cell of someone else (neither its I's nor holding the speaker's name)."""
         clash = numpy.zeros(len(rows), dtype=bool)
         for k in numpy.flatnonzero(attrs[rows, PERSON] > 0).tolist():
             person, turn = attrs[rows[k], PERSON], attrs[rows[k], TURN]
             clash[k] = any(t == turn and p != person for t, p in self.persons[rows[k]][cells[k]])
+        voices = self.narrator[rows, cells]  # one speaker's I never joins another speaker's I
+        clash |= narrator_pronouns(attrs[rows]) & (voices > 0) & (voices != attrs[rows, VOICE] + 1)
+        for k in numpy.flatnonzero(speaking(attrs[rows]) & (voices != attrs[rows, VOICE] + 1)).tolist():
+            # a named speaker's first I: the speaker's own cell, one that holds the speaker's name, or a new one
+            words = {word for word in attrs[rows[k], NAME_WORDS].tolist() if word >= 0}
+            clash[k] = not (words and words <= self.names[rows[k]][cells[k]])
         if IMPERSONAL_IT:
             for k in numpy.flatnonzero(attrs[rows, PRONOUN] == IT).tolist():  # "it" is never a speaker or addressee
                 clash[k] = any(p in (1, 2) for _, p in self.persons[rows[k]][cells[k]])
@@ -352,11 +371,12 @@ class CellState:
 
     def narrator_cell(self, attrs: numpy.ndarray, active: numpy.ndarray) -> numpy.ndarray:
         """(B,) for each candidate that is an unquoted first-person singular pronoun, the most recently used
-        cell that holds one (the narrator's); -1 for other candidates and where no cell does."""
+        cell that holds one of the same voice (the narrator's, or in a dialogue the speaker's); -1 for other
+        candidates and where no cell does."""
         asks = active & narrator_pronouns(attrs)
         if not asks.any():  # most steps: no bookkeeping over the cells
             return numpy.full(len(asks), -1)
-        narrator = self.narrator & self.used
+        narrator = (self.narrator == attrs[:, VOICE, None] + 1) & self.used
         latest = numpy.argmax(numpy.where(narrator, self.usage, -1.0), axis=1)
         return numpy.where(asks & narrator.any(axis=1), latest, -1)
 
@@ -443,7 +463,8 @@ class CellState:
         self.inanimate[rows, cells] |= attrs[:, INANIMATE] > 0
         self.temporal[rows, cells] |= attrs[:, INANIMATE] == TIME_EXPRESSION
         self.untimed[rows, cells] |= attrs[:, INANIMATE] != TIME_EXPRESSION
-        self.narrator[rows, cells] |= narrator_pronouns(attrs)
+        self.narrator[rows, cells] = numpy.where(narrator_pronouns(attrs), attrs[:, VOICE] + 1,
+                                                 self.narrator[rows, cells])
         self.noun_numbers[rows, cells] |= attrs[:, NOUN_NUMBER]
         self.last_pronoun[rows, cells] = attrs[:, PRONOUN]
         self.last_quoted[rows, cells] = attrs[:, QUOTED]
@@ -601,6 +622,9 @@ class MentionMemory(nn.Module):
         self.pruning_bound: Optional[float] = None
         # at inference: how many readings of each document beam search keeps (1: greedy; see ``beam``)
         self.beam_width = 1
+        # at inference: the memory each document of the next call starts from (None: empty; see ``carry``); the
+        # output then holds each document's memory at its end (``MemoryOutput.final_states``)
+        self.carried: Optional[List[Optional[CarriedMemory]]] = None
 
     @property
     def device(self) -> torch.device:
@@ -679,8 +703,12 @@ class MentionMemory(nn.Module):
 
     def read_memory(self, g, sim_token, mention_score, new_score, spans, attrs, n_spans, clusters,
                     partial=None) -> MemoryOutput:
+        carried = None if clusters is not None or self.training else self.carried
         if clusters is None and self.beam_width > 1 and self.forced_actions is None \
                 and not self.record_decision_scores and not self.training:
+            if carried is not None:
+                raise ValueError("[spacy-entmem] a memory carried from text to text reads greedily: set "
+                                 "beam_width = 1 to read a stream")
             from .beam import read_memory_beam
 
             return read_memory_beam(self, g, sim_token, mention_score, new_score, spans, attrs, n_spans,
@@ -695,13 +723,15 @@ class MentionMemory(nn.Module):
         # each cell's share of the similarity MLP's first layer, kept up to date with the cell (the cell
         # changes only when acted on; scoring it against every later mention reuses the product)
         memory_part = g.new_zeros(B, N, self.similarity_mlp.token_proj.out_features)
+        if carried is not None:
+            memory, memory_part = self._start_from(carried, state, memory, memory_part)
         rows = numpy.arange(B)
         g_steps, sim_steps = g.unbind(1), sim_token.unbind(1)
         # the logits of IGNORE (0) and OVERWRITE, and each step's mention score for the COREF columns
         fixed_steps = torch.stack([torch.zeros_like(mention_score), mention_score + new_score], dim=-1).unbind(1)
         mention_steps = mention_score[..., None].unbind(1)
         feature_table = self.projected_feature_table()
-        log_probs, actions, cells, usages, gold_steps, decision_scores = [], [], [], [], [], []
+        log_probs, actions, cells, usages, gold_steps, decision_scores, entities = [], [], [], [], [], [], []
         partial = numpy.zeros(B, dtype=bool) if partial is None else partial
         n_supervised = 0
         leaders = self.leader_steps(spans, attrs) if clusters is None else None
@@ -746,14 +776,38 @@ class MentionMemory(nn.Module):
                 fresh = acted & (code < 0) & (decision.action == OVERWRITE)
                 cell_cluster[rows[fresh], decision.cell[fresh]] = NO_CLUSTER
             state.apply(decision.action, decision.cell, attrs[:, t], spans[:, t, 1], self.usage_decay, active[:, t])
+            entities.append(numpy.where(active[:, t], entity_of_step(state, decision), -1))
             if leaders is not None:
-                step_entity[:, t] = entity_of_step(state, decision)
+                step_entity[:, t] = entities[-1]
             usages.append(state.usage.copy())
         out = self._output(torch.stack(log_probs, dim=1), numpy.stack(actions, 1), numpy.stack(cells, 1),
                            self._tensor(numpy.stack(usages, 1)).to(g.dtype), n_spans, active_mask,
                            torch.stack(gold_steps, dim=1) if gold_steps else None, n_supervised)
         out.decision_scores = numpy.stack(decision_scores, 1) if decision_scores else None
+        out.entities = numpy.stack(entities, 1)
+        if carried is not None:
+            out.final_states = [export_row(state, memory[b].detach().cpu().numpy(), b) for b in range(B)]
         return out
+
+    def _start_from(self, carried: List[Optional[CarriedMemory]], state: CellState, memory: torch.Tensor,
+                    memory_part: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+        """The documents' memories set to the ``carried`` ones (None: left empty): their ``CellState`` rows, cell
+        vectors, and those vectors' share of the similarity MLP's first layer."""
+        if len(carried) != len(memory):
+            raise ValueError(f"[spacy-entmem] {len(carried)} carried memories for a batch of {len(memory)} documents")
+        for b, start in enumerate(carried):
+            if start is None:
+                continue
+            if start.vectors.shape != tuple(memory.shape[1:]):
+                raise ValueError(f"[spacy-entmem] the memory state holds {start.vectors.shape[0]} cells of width "
+                                 f"{start.vectors.shape[1]}; this memory has {memory.shape[1]} of width "
+                                 f"{memory.shape[2]}: it was written by another model")
+            import_row(state, b, start)
+            memory = memory.clone()
+            memory[b] = torch.from_numpy(start.vectors).to(memory)
+        memory_part = memory_part.clone()
+        memory_part[:] = self.similarity_mlp.memory_projs[0](memory)
+        return memory, memory_part
 
     def _greedy(self, log_p: torch.Tensor, state: CellState, disagree: Optional[numpy.ndarray] = None,
                 forced: Optional[numpy.ndarray] = None, holder: Optional[numpy.ndarray] = None) -> Decision:
@@ -944,6 +998,11 @@ class MentionMemory(nn.Module):
         out = MemoryOutput(X.new_zeros(B, 0), empty, empty.clone(), empty.clone(), n_spans)
         out.actions = torch.zeros(B, 0, dtype=torch.int64)
         out.cells = torch.zeros(B, 0, dtype=torch.int64)
+        out.entities = numpy.zeros((B, 0), dtype="int64")
+        if self.carried is not None and not self.training:  # nothing read: each memory stays as it was
+            empty_memory = numpy.zeros((N, self.hidden_width), dtype="float32")
+            out.final_states = [start if start is not None else export_row(CellState(1, N), empty_memory, 0)
+                                for start in self.carried]
         return out
 
 
@@ -970,13 +1029,15 @@ def expand_steps(out: MemoryOutput, source: numpy.ndarray, pruned: numpy.ndarray
 
     actions = numpy.zeros((B, M), dtype="int64")  # IGNORE
     cells = numpy.full((B, M), -1, dtype="int64")
+    entities = numpy.full((B, M), -1, dtype="int64")
     rows, steps = numpy.nonzero(source >= 0)
     actions[rows, steps] = out.actions.numpy()[rows, source[rows, steps]]
     cells[rows, steps] = out.cells.numpy()[rows, source[rows, steps]]
+    entities[rows, steps] = out.entities[rows, source[rows, steps]]
     expanded = MemoryOutput(spread(out.entity, source), spread(out.overwrite, source), spread(out.coref, source),
                             spread(out.usage, last_read), n_spans)
     expanded.actions, expanded.cells = torch.from_numpy(actions), torch.from_numpy(cells)
-    expanded.pruned = pruned
+    expanded.pruned, expanded.entities, expanded.final_states = pruned, entities, out.final_states
     return expanded
 
 

@@ -37,6 +37,11 @@ class MemoryOutput:
     decision_scores: Optional[numpy.ndarray] = None
     # at inference with a pruning bound: (B, T) the candidates the loop skipped (IGNORE without being read)
     pruned: Optional[numpy.ndarray] = None
+    # teacher-forced models at inference: (B, T) the entity id each step joined or began (-1: ignored), counted
+    # from the carried memory's ``next_entity`` (0 without one)
+    entities: Optional[numpy.ndarray] = None
+    # with a carried memory (``MentionMemory.carried``): each document's memory at its end (``carry.CarriedMemory``)
+    final_states: Optional[list] = None
 
     DIFFERENTIABLE = ("entity", "overwrite", "coref", "usage", "next_logprob", "gold_logprob")
 

@@ -504,17 +504,17 @@ def test_a_cell_is_the_narrators_once_an_unquoted_i_joins_and_forgets_it_when_ov
 
     apply(OVERWRITE, 0, _row(1, quoted=1), 1)  # a quoted "I": a speaker, not the narrator
     apply(OVERWRITE, 1, _row(norm=5), 3)       # "the house"
-    assert state.narrator.tolist() == [[False, False, False]]
+    assert (state.narrator > 0).tolist() == [[False, False, False]]
     apply(COREF, 1, _row(1), 5)                # an unquoted "my" joined the house's cell
     apply(OVERWRITE, 2, _row(1), 7)            # another unquoted "I" started a cell of its own
-    assert state.narrator.tolist() == [[False, True, True]]
+    assert (state.narrator > 0).tolist() == [[False, True, True]]
     unquoted_i, quoted_i, he = numpy.array([_row(1)]), numpy.array([_row(1, quoted=1)]), numpy.array([_row(4)])
     assert state.narrator_cell(unquoted_i, one).tolist() == [2]  # the most recently used narrator cell
     assert state.narrator_cell(quoted_i, one).tolist() == [-1]
     assert state.narrator_cell(he, one).tolist() == [-1]
     assert state.narrator_cell(unquoted_i, numpy.array([False])).tolist() == [-1]  # padding
     apply(OVERWRITE, 2, _row(norm=6), 9)       # a new entity takes cell 2: it is no narrator's cell now
-    assert state.narrator.tolist() == [[False, True, False]]
+    assert (state.narrator > 0).tolist() == [[False, True, False]]
     assert state.narrator_cell(unquoted_i, one).tolist() == [1]
 
 

@@ -1,0 +1,226 @@
+"""The entities of a text or of a stream of texts: one row per entity the memory found, with a canonical name,
+its aliases, how it was mentioned, its gender, number and kind, and where it appears.
+
+Each mention is read once (``MentionRecord``) with the attributes the memory itself read
+(``mention_attributes``: pronoun class, gender from cues and the packaged name lexicon, number, proper name,
+place or time, inanimate head); an entity's row (``Entity``) summarises its mentions:
+
+- mention type: a pronoun; a name (a capitalised word that does not open a sentence, or tagged a proper noun up
+  to its head); else a nominal;
+- canonical name: the name mention with the most capitalised words (a possessive "'s" cut off), then the
+  fewest words ("America" before "all America"), then the most frequent, then the first; without a name, the
+  speaker whose I it is (a text read with a ``speaker``), else the most frequent nominal, else the first mention;
+- gender: masculine / feminine by the majority of mentions that have one, neuter if only "it" / things have
+  one, else unknown; number: singular / plural by the majority of mentions that have one;
+- kind: person where a mention is personal (he / she / I / you, a gendered name or title) at least as often as
+  placed; place where a mention stands after "in" / "at" / … or before ", where" (``syntax.place_or_time``) or is
+  headed by a place noun; organisation where a mention is headed by an organisation noun; else other.
+"""
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+from spacy.tokens import Doc
+
+from ..nn.memory.mention_memory import (
+    FIRST_SINGULAR, GENDER, NOUN_NUMBER, NUMBER, PERSON, PRONOUN, PROPER, QUOTED,
+)
+from .attributes import is_proper_mention
+from .mention_attributes import FEMININE, MASCULINE, NEUTER, PLURAL, SINGULAR, StringIds, head_word, mention_attributes
+
+NAME, NOMINAL, PRONOUN_MENTION = "name", "nominal", "pronoun"
+MENTION_TYPES = (NAME, NOMINAL, PRONOUN_MENTION)
+PERSON_KIND, PLACE_KIND, ORGANISATION_KIND, OTHER_KIND = "person", "place", "organisation", "other"
+GENDER_NAMES = {MASCULINE: "masculine", FEMININE: "feminine", NEUTER: "neuter"}
+NUMBER_NAMES = {SINGULAR: "singular", PLURAL: "plural"}
+PLACE_NOUNS = frozenset(
+    "city town village country county state province island street road lane avenue square house hall castle "
+    "church chapel cathedral palace park garden river lake sea ocean mountain hill valley forest wood farm "
+    "station harbour harbor port kingdom empire republic nation continent world earth room kitchen parlour "
+    "parlor cottage inn hotel shop store office school college university hospital prison court london paris "
+    "england france america europe".split())
+ORGANISATION_NOUNS = frozenset(
+    "company corporation corp. corp inc. inc ltd. ltd firm bank committee council ministry department agency "
+    "government army navy regiment police party union society club association team band board church "
+    "parliament congress senate court university college institute foundation group".split())
+
+
+@dataclass
+class MentionRecord:
+    """One mention as the entity table keeps it: its entity, which text of the stream it is in, its token range
+    in that text and in the whole stream (``offset`` + start), its words and what the memory read in it."""
+
+    entity: int
+    text_index: int
+    start: int
+    end: int
+    offset: int
+    text: str
+    mention_type: str
+    gender: int
+    number: int
+    personal: bool
+    placed: bool
+    organised: bool
+    speaker: str = ""  # for an unquoted I / me / my of a text with a named speaker (``Doc._.speaker``): who
+
+    @property
+    def stream_start(self) -> int:
+        return self.offset + self.start
+
+
+@dataclass
+class Entity:
+    """One entity of a text or a stream (see the module docstring for how each field is read)."""
+
+    id: int
+    name: str
+    aliases: List[str]
+    kind: str
+    gender: str
+    number: str
+    counts: Dict[str, int]
+    first: Tuple[int, int]  # (text index, token index) of the first mention
+    last: Tuple[int, int]
+    mentions: List[MentionRecord] = field(repr=False, default_factory=list)
+
+    @property
+    def n_mentions(self) -> int:
+        return len(self.mentions)
+
+    def as_row(self) -> Dict[str, object]:
+        """A flat dict for a CSV row or a DataFrame."""
+        return {"entity_id": self.id, "name": self.name, "kind": self.kind, "gender": self.gender,
+                "number": self.number, "mentions": self.n_mentions, **{f"{t}s": self.counts[t] for t in MENTION_TYPES},
+                "first_text": self.first[0], "first_token": self.first[1], "last_text": self.last[0],
+                "last_token": self.last[1], "aliases": " | ".join(self.aliases)}
+
+
+def mention_records(doc: Doc, text_index: int = 0, offset: int = 0) -> List[MentionRecord]:
+    """The doc's mentions (its ``coref_mentions`` group, with the entity ids the memory wrote) as records; a
+    doc annotated by an older memory without ids falls back to its clusters."""
+    from ..models.memory import packaged_inanimate_nouns, packaged_name_genders
+    from .syntax import PLACE, place_or_time
+
+    spans, entities = _mentions_with_ids(doc)
+    if not spans:
+        return []
+    rows = mention_attributes(doc, spans, StringIds(), packaged_name_genders(), packaged_inanimate_nouns())
+    parsed = doc.has_annotation("DEP")
+    speaker_name = " ".join(str(doc._.speaker).split()) if doc._.speaker else ""
+    records = []
+    for (start, end), entity, row in zip(spans, entities, rows.tolist()):
+        words = [token.text for token in doc[start:end]]
+        pronoun = row[PRONOUN] > 0
+        span = doc[start:end]
+        mention_type = PRONOUN_MENTION if pronoun else NAME if row[PROPER] or is_proper_mention(span) else NOMINAL
+        speaker = speaker_name if row[PRONOUN] == FIRST_SINGULAR and not row[QUOTED] else ""
+        head = "" if pronoun else head_word([word.lower() for word in words])
+        placed = not pronoun and ((parsed and place_or_time(doc, start, end) == PLACE) or head in PLACE_NOUNS)
+        personal = row[GENDER] in (MASCULINE, FEMININE) or row[PERSON] > 0
+        number = row[NUMBER] or row[NOUN_NUMBER]
+        records.append(MentionRecord(int(entity), text_index, start, end, offset, span.text, mention_type,
+                                     row[GENDER], number, personal, placed and not personal,
+                                     head in ORGANISATION_NOUNS and not personal, speaker))
+    return records
+
+
+def _mentions_with_ids(doc: Doc) -> Tuple[List[Tuple[int, int]], List[int]]:
+    group = doc.spans.get("coref_mentions")
+    if group is not None and "entity_ids" in group.attrs and len(group.attrs["entity_ids"]) == len(group):
+        return [(span.start, span.end) for span in group], list(group.attrs["entity_ids"])
+    spans, entities = [], []
+    for number, cluster in enumerate(doc._.coref_clusters):
+        entity = cluster.attrs.get("entity_id", number)
+        spans.extend((span.start, span.end) for span in cluster)
+        entities.extend([entity] * len(cluster))
+    return spans, entities
+
+
+def summarise(entity: int, records: Sequence[MentionRecord]) -> Entity:
+    """The ``Entity`` row of one entity's mention records (in reading order)."""
+    counts = Counter(record.mention_type for record in records)
+    texts = Counter(_name_text(record.text) for record in records if record.mention_type != PRONOUN_MENTION)
+    names = [record for record in records if record.mention_type == NAME]
+    if names:
+        name = max(names, key=lambda r: (_capitalised_words(r.text), -len(r.text.split()),
+                                         texts[_name_text(r.text)], -r.stream_start))
+        canonical = _name_text(name.text)
+    elif any(record.speaker for record in records):  # a speaker who never names themself
+        canonical = Counter(record.speaker for record in records if record.speaker).most_common(1)[0][0]
+    elif texts:
+        canonical = max(texts, key=lambda text: (texts[text], -_first_position(records, text)))
+    else:
+        canonical = records[0].text
+    aliases = [text for text, _ in texts.most_common() if text != canonical]
+    genders = Counter(r.gender for r in records if r.gender in (MASCULINE, FEMININE))
+    gender = GENDER_NAMES[genders.most_common(1)[0][0]] if genders else \
+        "neuter" if any(r.gender == NEUTER for r in records) else "unknown"
+    numbers = Counter(r.number for r in records if r.number in (SINGULAR, PLURAL))
+    number = NUMBER_NAMES[numbers.most_common(1)[0][0]] if numbers else "unknown"
+    personal = sum(r.personal for r in records)
+    placed = sum(r.placed for r in records)
+    if personal and personal >= placed:
+        kind = PERSON_KIND
+    elif placed:
+        kind = PLACE_KIND
+    elif any(r.organised for r in records):
+        kind = ORGANISATION_KIND
+    else:
+        kind = OTHER_KIND
+    return Entity(entity, canonical, aliases, kind, gender, number, {t: counts.get(t, 0) for t in MENTION_TYPES},
+                  (records[0].text_index, records[0].start), (records[-1].text_index, records[-1].start),
+                  list(records))
+
+
+def _capitalised_words(text: str) -> int:
+    return sum(word[:1].isupper() for word in _name_text(text).split())
+
+
+def _name_text(text: str) -> str:
+    for suffix in ("'s", "’s"):
+        if text.endswith(suffix) and len(text) > len(suffix):
+            return text[: -len(suffix)].rstrip()
+    return text
+
+
+def _first_position(records: Sequence[MentionRecord], text: str) -> int:
+    return next(r.stream_start for r in records if _name_text(r.text) == text)
+
+
+def summarise_all(records: Iterable[MentionRecord]) -> List[Entity]:
+    """One ``Entity`` per entity id of the records, most mentioned first (then first mentioned first)."""
+    by_entity: Dict[int, List[MentionRecord]] = {}
+    for record in records:
+        by_entity.setdefault(record.entity, []).append(record)
+    entities = [summarise(entity, sorted(rs, key=lambda r: (r.stream_start, r.end))) for entity, rs in by_entity.items()]
+    return sorted(entities, key=lambda e: (-e.n_mentions, e.mentions[0].stream_start))
+
+
+def doc_entities(doc: Doc) -> List[Entity]:
+    """``Doc._.entities``: the doc's entities, most mentioned first."""
+    return summarise_all(mention_records(doc))
+
+
+class EntityTable:
+    """The entities of a stream, built up text by text (``add``); ``entities()`` summarises them."""
+
+    def __init__(self) -> None:
+        self.records: List[MentionRecord] = []
+
+    def add(self, doc: Doc, text_index: int, offset: int) -> None:
+        self.records.extend(mention_records(doc, text_index, offset))
+
+    def entities(self, kind: Optional[str] = None) -> List[Entity]:
+        entities = summarise_all(self.records)
+        return entities if kind is None else [entity for entity in entities if entity.kind == kind]
+
+    def to_list(self) -> List[list]:
+        return [[r.entity, r.text_index, r.start, r.end, r.offset, r.text, r.mention_type, r.gender, r.number,
+                 r.personal, r.placed, r.organised, r.speaker] for r in self.records]
+
+    @classmethod
+    def from_list(cls, rows: List[list]) -> "EntityTable":
+        table = cls()
+        table.records = [MentionRecord(*row) for row in rows]
+        return table

@@ -1,0 +1,56 @@
+"""The entity table: mention records read with the memory's attributes, and one summary row per entity."""
+import spacy
+from spacy.tokens import Span, SpanGroup
+
+from spacy_entmem.pipeline.attributes import ROLE
+from spacy_entmem.pipeline.entities import EntityTable, doc_entities, mention_records, summarise_all
+
+
+def _annotated(text, mentions):
+    """A blank-pipeline doc with a mentions group: ``mentions`` (start, end, entity id)."""
+    doc = spacy.blank("en")(text)
+    doc.spans["coref_mentions"] = SpanGroup(doc, name="coref_mentions", spans=[Span(doc, s, e) for s, e, _ in mentions],
+                                            attrs={ROLE: "mentions", "entity_ids": [m[2] for m in mentions]})
+    return doc
+
+
+def test_rows_name_count_and_classify_each_entity():
+    #                0     1      2    3    4   5       6  7   8     9    10 11   12  13  14   15  16
+    doc = _annotated("Mrs. Bennet said that she met Mr. Bingley in London . Her husband saw him in the city .",
+                     [(0, 2, 0), (4, 5, 0), (6, 8, 1), (9, 10, 2), (11, 13, 0), (14, 15, 1), (16, 18, 2)])
+    rows = {entity.id: entity for entity in doc_entities(doc)}
+    bennet, bingley, london = rows[0], rows[1], rows[2]
+    assert (bennet.name, bennet.kind, bennet.gender, bennet.number) == ("Mrs. Bennet", "person", "feminine", "singular")
+    assert bennet.counts == {"name": 1, "nominal": 1, "pronoun": 1} and bennet.aliases == ["Her husband"]
+    assert bennet.first == (0, 0) and bennet.last == (0, 11)
+    assert (bingley.name, bingley.gender, bingley.counts["pronoun"]) == ("Mr. Bingley", "masculine", 1)
+    assert (london.name, london.kind) == ("London", "place")  # a place noun ("city") and a name
+    assert [entity.id for entity in doc_entities(doc)] == [0, 1, 2]  # most mentioned first
+
+
+def test_the_canonical_name_is_the_fullest_name_and_possessives_are_cut():
+    doc = _annotated("Elizabeth 's letter came . Elizabeth Bennet smiled and Lizzy laughed .",
+                     [(0, 2, 0), (5, 7, 0), (9, 10, 0)])
+    (entity,) = doc_entities(doc)
+    assert entity.name == "Elizabeth Bennet" and set(entity.aliases) == {"Elizabeth", "Lizzy"}
+
+
+def test_organisations_and_unnamed_entities():
+    doc = _annotated("The committee met . It voted . A storm came .", [(0, 2, 0), (4, 5, 0), (7, 9, 1)])
+    rows = {entity.id: entity for entity in doc_entities(doc)}
+    assert rows[0].kind == "organisation" and rows[0].name == "The committee"
+    assert rows[1].kind == "other" and rows[1].counts == {"name": 0, "nominal": 1, "pronoun": 0}
+
+
+def test_a_doc_without_mentions_has_no_entities_and_the_table_round_trips():
+    assert doc_entities(spacy.blank("en")("Nothing here .")) == []
+    doc = _annotated("Anna called Ben . He answered her .", [(0, 1, 0), (2, 3, 1), (4, 5, 1), (6, 7, 0)])
+    table = EntityTable()
+    table.add(doc, 0, 0)
+    table.add(doc, 1, len(doc))
+    again = EntityTable.from_list(table.to_list())
+    assert [e.as_row() for e in again.entities()] == [e.as_row() for e in table.entities()]
+    anna = next(e for e in table.entities() if e.name == "Anna")
+    assert anna.first == (0, 0) and anna.last == (1, 6) and anna.mentions[-1].stream_start == len(doc) + 6
+    assert [e.name for e in table.entities("person")] == ["Anna", "Ben"] and table.entities("place") == []
+    assert summarise_all(mention_records(doc)) == doc_entities(doc)

@@ -1,0 +1,57 @@
+"""A book as a stream: chapters, the entity CSV and the chart."""
+import csv
+from pathlib import Path
+
+import pytest
+
+import spacy_entmem
+from spacy_entmem.books import plot_entity_chart, read_book, split_chapters, write_entities_csv
+
+BOOK = Path(spacy_entmem.__file__).parent / "samples" / "books" / "pride_and_prejudice.txt"
+TEXT = "Title page\n\nCHAPTER I\nAnna met Ben.\n\nCHAPTER II\nBen wrote to Anna.\nShe answered him.\n"
+
+
+def test_chapters_start_at_the_lines_the_pattern_matches():
+    chapters = split_chapters(TEXT, r"CHAPTER [IVX]+")
+    assert [c.title for c in chapters] == ["front matter", "CHAPTER I", "CHAPTER II"]
+    assert "".join(c.text for c in chapters) == TEXT  # nothing is lost
+    assert [c.title for c in split_chapters(TEXT[len("Title page\n\n"):], r"CHAPTER [IVX]+")] == ["CHAPTER I", "CHAPTER II"]
+    with pytest.raises(ValueError, match="matches no line"):  # only at a line's start
+        split_chapters("x CHAPTER I\nfoo", "CHAPTER I")
+
+
+def test_without_headings_paragraphs_are_grouped_into_pieces():
+    text = "\n\n".join(f"Paragraph {k} has five words." for k in range(10))
+    pieces = split_chapters(text, None, piece_words=12)
+    assert [c.title for c in pieces] == [f"part {k}" for k in range(1, 6)]
+    assert all(len(c.text.split()) == 10 for c in pieces)  # two paragraphs each: a paragraph is never split
+
+
+def test_bad_chapter_patterns_say_what_is_wrong():
+    with pytest.raises(ValueError, match="not a valid regular expression"):
+        split_chapters(TEXT, "CHAPTER [")
+    with pytest.raises(ValueError, match="matches no line"):
+        split_chapters(TEXT, "PART [0-9]+")
+    with pytest.raises(ValueError, match="piece_words must be at least 1"):
+        split_chapters(TEXT, None, 0)
+
+
+def test_a_book_is_read_as_one_stream_with_its_csv_and_chart(tmp_path):
+    nlp = spacy_entmem.load_default()
+    chapters = split_chapters(BOOK.read_text(encoding="utf8"), r"CHAPTER \d+")
+    assert [c.title for c in chapters] == ["CHAPTER 1", "CHAPTER 2"]
+    reader, starts = read_book(nlp, chapters)
+    assert starts[0] == 0 and starts[1] == len(nlp.make_doc(chapters[0].text))
+    entities = reader.entities()
+    across = [e for e in entities if e.first[0] == 0 and e.last[0] == 1]
+    assert across, "no entity of chapter 1 is mentioned again in chapter 2"
+    write_entities_csv(entities, tmp_path / "book.csv", chapters)
+    with open(tmp_path / "book.csv", encoding="utf8") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == len(entities) and rows[0]["name"] == entities[0].name
+    assert {rows[0]["first_chapter"], rows[0]["last_chapter"]} <= {"CHAPTER 1", "CHAPTER 2"}
+    shown = plot_entity_chart(entities, tmp_path / "book.png", starts, [c.title for c in chapters], top=5)
+    assert shown == [e.name for e in entities[:5]]
+    assert (tmp_path / "book.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(ValueError, match="no entities to chart"):
+        plot_entity_chart([], tmp_path / "none.png")
