@@ -13,13 +13,16 @@ state's size at its smallest and largest. ``--tiny``: that many texts of one sho
 stream; resident memory and state size after the first and the last tenth.
 """
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 
+import numpy
+
 sys.path.insert(0, str(Path(__file__).parent))
 from long_documents import litbank_words, status_mb  # noqa: E402
+
+from spacy_entmem.evaluation.reporting import report  # noqa: E402
 
 TINY_TEXTS = ("Anna called Ben.", "He said that she was late.", "They met at the station.", "It was raining.",
               "I told her about it.", "", "Ben thanked Anna and paid her.")
@@ -69,8 +72,8 @@ def run(data_dir: Path, n_tokens: int, n_pieces: int, n_tiny: int) -> dict:
         "stream_us_per_token": 1e6 * stream / (size * n_pieces),
         "stream_over_independent": stream / independent,
         "first_tenth_us_per_token": 1e6 * mean(first) / size, "last_tenth_us_per_token": 1e6 * mean(last) / size,
-        "us_per_token_by_tenth": [round(1e6 * mean(seconds[k * n_pieces // 10:(k + 1) * n_pieces // 10]) / size, 1)
-                                  for k in range(10)],
+        "us_per_token_by_tenth": [round(1e6 * mean(list(part)) / size, 1)
+                                  for part in numpy.array_split(seconds, min(10, n_pieces))],
         "rss_mb_after_first_tenth": max(rss_first), "rss_mb_after_last_tenth": max(rss_last),
         "peak_rss_mb": status_mb("VmHWM"),
         "state_bytes_min": min(state_bytes), "state_bytes_max": max(state_bytes),
@@ -105,10 +108,7 @@ def main() -> None:
     parser.add_argument("--output", type=Path)
     args = parser.parse_args()
     result = run(args.data_dir, args.tokens, args.pieces, args.tiny)
-    print(json.dumps(result, indent=2))
-    if args.output:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(json.dumps(result, indent=2))
+    report(result, args.output)
 
 
 if __name__ == "__main__":

@@ -647,37 +647,66 @@ def name_genders(
     msg.good(f"{len(lexicon)} names ({by_gender}) from {len(counts)} counted, written to {output}")
 
 
+TYPED_LITBANK_OPTION = typer.Option(None, "--litbank", exists=True, file_okay=False,
+                                    help="LitBank checkout (coref/tsv/*.ann typed mentions, splits/)")
+TYPED_FOLD_OPTION = typer.Option(0, "--fold", help="LitBank fold whose train split is counted")
+TYPED_DOCS_OPTION = typer.Option([], "--typed-docs", exists=True, dir_okay=False,
+                                 help=".spacy files whose gold cluster spans carry entity types (GUM train)")
+
+
+def typed_training_mentions(command: str, litbank: Optional[Path], fold: int, typed_docs: List[Path]):
+    """(words, entity type) of the typed mentions of LitBank's fold train split and of ``typed_docs`` (GUM
+    train); a command given neither ends with a message."""
+    import itertools
+
+    import spacy
+
+    from spacy_entmem.corpora.inanimate_nouns import labelled_mentions, litbank_typed_mentions
+
+    if litbank is None and not typed_docs:
+        msg.fail(f"{command} needs --litbank or at least one --typed-docs file", exits=1)
+    return itertools.chain(litbank_typed_mentions(litbank, fold) if litbank is not None else (),
+                           labelled_mentions(read_docbins(typed_docs, spacy.blank("en").vocab)))
+
+
 @research_command("inanimate-nouns")
 def inanimate_nouns(
     output: Path = typer.Argument(..., help="JSON file to write (the packaged one: spacy_entmem/resources/inanimate_nouns.json)"),
-    litbank: Optional[Path] = typer.Option(None, exists=True, file_okay=False,
-                                           help="LitBank checkout (coref/tsv/*.ann typed mentions, splits/)"),
-    fold: int = typer.Option(0, help="LitBank fold whose train split is counted"),
-    typed_docs: List[Path] = typer.Option([], "--typed-docs", exists=True, dir_okay=False,
-                                          help=".spacy files whose gold cluster spans carry entity types (GUM train)"),
+    litbank: Optional[Path] = TYPED_LITBANK_OPTION, fold: int = TYPED_FOLD_OPTION,
+    typed_docs: List[Path] = TYPED_DOCS_OPTION,
     docs: List[Path] = typer.Option([], "--docs", exists=True, dir_okay=False,
                                     help=".spacy files with gold clusters, for the he / she check (training splits)"),
 ) -> None:
     """Count which head nouns name things, never people, and write the inanimate-noun list (the entity_memory
     setting animacy_agreement)."""
-    import itertools
-
     import spacy
 
-    from spacy_entmem.corpora.inanimate_nouns import (
-        count_heads, gendered_cluster_heads, inanimate_heads, labelled_mentions, litbank_typed_mentions,
-        save_inanimate_nouns,
-    )
+    from spacy_entmem.corpora.inanimate_nouns import count_heads, gendered_cluster_heads, inanimate_heads, save_inanimate_nouns
 
-    if litbank is None and not typed_docs:
-        msg.fail("inanimate-nouns needs --litbank or at least one --typed-docs file", exits=1)
-    vocab = spacy.blank("en").vocab
-    typed = itertools.chain(litbank_typed_mentions(litbank, fold) if litbank is not None else (),
-                            labelled_mentions(read_docbins(typed_docs, vocab)))
-    counts = count_heads(typed, gendered_cluster_heads(read_docbins(docs, vocab)))
+    typed = typed_training_mentions("inanimate-nouns", litbank, fold, typed_docs)
+    counts = count_heads(typed, gendered_cluster_heads(read_docbins(docs, spacy.blank("en").vocab)))
     words = inanimate_heads(counts)
     save_inanimate_nouns(words, output)
     msg.good(f"{len(words)} inanimate head nouns of {len(counts)} counted, written to {output}")
+
+
+@research_command("head-kinds")
+def head_kinds_command(
+    output: Path = typer.Argument(..., help="JSON file to write (the packaged one: spacy_entmem/resources/head_kinds.json)"),
+    litbank: Optional[Path] = TYPED_LITBANK_OPTION, fold: int = TYPED_FOLD_OPTION,
+    typed_docs: List[Path] = TYPED_DOCS_OPTION,
+    min_count: int = typer.Option(3, help="Typed mentions a head needs"),
+    min_share: float = typer.Option(0.8, help="Share of them its kind needs"),
+) -> None:
+    """Count which kind of entity (person, place, organisation) each head noun names in the typed training
+    mentions, and write the head-kind lexicon the entity table (Doc._.entities) reads."""
+    from spacy_entmem.corpora.head_kinds import count_head_kinds, head_kinds, save_head_kinds
+
+    counts = count_head_kinds(typed_training_mentions("head-kinds", litbank, fold, typed_docs))
+    kinds = head_kinds(counts, min_count, min_share)
+    save_head_kinds(kinds, output)
+    by_kind = {kind: sum(v == kind for v in kinds.values()) for kind in ("person", "place", "organisation")}
+    msg.good(f"{len(kinds)} head nouns of {len(counts)} counted ({by_kind}), written to {output}")
 
 
 @app.command("annotate")

@@ -12,12 +12,15 @@ place or time, inanimate head); an entity's row (``Entity``) summarises its ment
   speaker whose I it is (a text read with a ``speaker``), else the most frequent nominal, else the first mention;
 - gender: masculine / feminine by the majority of mentions that have one, neuter if only "it" / things have
   one, else unknown; number: singular / plural by the majority of mentions that have one;
-- kind: person where a mention is personal (he / she / I / you, a gendered name or title) at least as often as
-  placed; place where a mention stands after "in" / "at" / … or before ", where" (``syntax.place_or_time``) or is
-  headed by a place noun; organisation where a mention is headed by an organisation noun; else other.
+- kind: each mention votes for a kind where something says it: person for he / she / I / you / we and for a
+  gendered title, kinship word or name; the kind the head-kind lexicon gives its head ("sergeant": person,
+  "village": place, "regiment": organisation; learnt from the typed training mentions, ``corpora.head_kinds``);
+  place where the parse reads it after a preposition of place or before ", where" (``syntax.place_or_time``).
+  The entity takes the kind with the most votes (ties: person, place, organisation), other without any.
 """
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from spacy.tokens import Doc
@@ -26,23 +29,25 @@ from ..nn.memory.mention_memory import (
     FIRST_SINGULAR, GENDER, NOUN_NUMBER, NUMBER, PERSON, PRONOUN, PROPER, QUOTED,
 )
 from .attributes import is_proper_mention
-from .mention_attributes import FEMININE, MASCULINE, NEUTER, PLURAL, SINGULAR, StringIds, head_word, mention_attributes
+from .mention_attributes import (
+    FEMININE, MASCULINE, NEUTER, PLURAL, PRONOUN_CLASS, SINGULAR, StringIds, head_word, mention_attributes,
+)
 
 NAME, NOMINAL, PRONOUN_MENTION = "name", "nominal", "pronoun"
 MENTION_TYPES = (NAME, NOMINAL, PRONOUN_MENTION)
 PERSON_KIND, PLACE_KIND, ORGANISATION_KIND, OTHER_KIND = "person", "place", "organisation", "other"
 GENDER_NAMES = {MASCULINE: "masculine", FEMININE: "feminine", NEUTER: "neuter"}
 NUMBER_NAMES = {SINGULAR: "singular", PLURAL: "plural"}
-PLACE_NOUNS = frozenset(
-    "city town village country county state province island street road lane avenue square house hall castle "
-    "church chapel cathedral palace park garden river lake sea ocean mountain hill valley forest wood farm "
-    "station harbour harbor port kingdom empire republic nation continent world earth room kitchen parlour "
-    "parlor cottage inn hotel shop store office school college university hospital prison court london paris "
-    "england france america europe".split())
-ORGANISATION_NOUNS = frozenset(
-    "company corporation corp. corp inc. inc ltd. ltd firm bank committee council ministry department agency "
-    "government army navy regiment police party union society club association team band board church "
-    "parliament congress senate court university college institute foundation group".split())
+KIND_ORDER = (PERSON_KIND, PLACE_KIND, ORGANISATION_KIND)  # who wins a tie
+FIRST_PLURAL = PRONOUN_CLASS["we"]
+
+
+@lru_cache(maxsize=1)
+def packaged_head_kinds() -> Dict[str, str]:
+    """The head-kind lexicon shipped with the package (``spacy_entmem/resources/head_kinds.json``)."""
+    from ..corpora.head_kinds import PACKAGED_HEAD_KINDS, load_head_kinds
+
+    return load_head_kinds(PACKAGED_HEAD_KINDS)
 
 
 @dataclass
@@ -59,9 +64,7 @@ class MentionRecord:
     mention_type: str
     gender: int
     number: int
-    personal: bool
-    placed: bool
-    organised: bool
+    kind: str  # the kind this mention votes for ("" where nothing says)
     speaker: str = ""  # for an unquoted I / me / my of a text with a named speaker (``Doc._.speaker``): who
 
     @property
@@ -107,6 +110,7 @@ def mention_records(doc: Doc, text_index: int = 0, offset: int = 0) -> List[Ment
         return []
     rows = mention_attributes(doc, spans, StringIds(), packaged_name_genders(), packaged_inanimate_nouns())
     parsed = doc.has_annotation("DEP")
+    lexicon = packaged_head_kinds()
     speaker_name = " ".join(str(doc._.speaker).split()) if doc._.speaker else ""
     records = []
     for (start, end), entity, row in zip(spans, entities, rows.tolist()):
@@ -116,12 +120,17 @@ def mention_records(doc: Doc, text_index: int = 0, offset: int = 0) -> List[Ment
         mention_type = PRONOUN_MENTION if pronoun else NAME if row[PROPER] or is_proper_mention(span) else NOMINAL
         speaker = speaker_name if row[PRONOUN] == FIRST_SINGULAR and not row[QUOTED] else ""
         head = "" if pronoun else head_word([word.lower() for word in words])
-        placed = not pronoun and ((parsed and place_or_time(doc, start, end) == PLACE) or head in PLACE_NOUNS)
-        personal = row[GENDER] in (MASCULINE, FEMININE) or row[PERSON] > 0
+        if row[GENDER] in (MASCULINE, FEMININE) or row[PERSON] > 0 or row[PRONOUN] == FIRST_PLURAL:
+            kind = PERSON_KIND
+        elif head in lexicon:
+            kind = lexicon[head]
+        elif not pronoun and parsed and place_or_time(doc, start, end) == PLACE:
+            kind = PLACE_KIND
+        else:
+            kind = ""
         number = row[NUMBER] or row[NOUN_NUMBER]
         records.append(MentionRecord(int(entity), text_index, start, end, offset, span.text, mention_type,
-                                     row[GENDER], number, personal, placed and not personal,
-                                     head in ORGANISATION_NOUNS and not personal, speaker))
+                                     row[GENDER], number, kind, speaker))
     return records
 
 
@@ -158,16 +167,8 @@ def summarise(entity: int, records: Sequence[MentionRecord]) -> Entity:
         "neuter" if any(r.gender == NEUTER for r in records) else "unknown"
     numbers = Counter(r.number for r in records if r.number in (SINGULAR, PLURAL))
     number = NUMBER_NAMES[numbers.most_common(1)[0][0]] if numbers else "unknown"
-    personal = sum(r.personal for r in records)
-    placed = sum(r.placed for r in records)
-    if personal and personal >= placed:
-        kind = PERSON_KIND
-    elif placed:
-        kind = PLACE_KIND
-    elif any(r.organised for r in records):
-        kind = ORGANISATION_KIND
-    else:
-        kind = OTHER_KIND
+    votes = Counter(r.kind for r in records if r.kind)
+    kind = max(KIND_ORDER, key=lambda k: (votes[k], -KIND_ORDER.index(k))) if votes else OTHER_KIND
     return Entity(entity, canonical, aliases, kind, gender, number, {t: counts.get(t, 0) for t in MENTION_TYPES},
                   (records[0].text_index, records[0].start), (records[-1].text_index, records[-1].start),
                   list(records))
@@ -217,7 +218,7 @@ class EntityTable:
 
     def to_list(self) -> List[list]:
         return [[r.entity, r.text_index, r.start, r.end, r.offset, r.text, r.mention_type, r.gender, r.number,
-                 r.personal, r.placed, r.organised, r.speaker] for r in self.records]
+                 r.kind, r.speaker] for r in self.records]
 
     @classmethod
     def from_list(cls, rows: List[list]) -> "EntityTable":
