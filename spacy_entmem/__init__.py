@@ -9,6 +9,7 @@ from .training import callbacks, widening  # noqa: F401
 from .pipeline.attributes import main_mention, register_extensions
 from .pipeline.entity_lm_scorer import EntityLMScorer
 from .pipeline.entity_memory import EntityMemory
+from .pipeline.listeners import add_coref, foreign_listeners
 from .pipeline.mention_schemes import DEFAULT_SCHEME, load_with_scheme
 from .pipeline.pronoun_resolver import PronounResolver, resolve_pronoun
 from .reader import Reader
@@ -41,5 +42,5 @@ def load_default(mention_scheme: str = DEFAULT_SCHEME, lm: Optional[str] = None,
     return nlp
 
 
-__all__ = ["EntityMemory", "EntityLMScorer", "PronounResolver", "Reader", "load_default", "resolve_pronoun", "main_mention", "register_extensions", "DEFAULT_PIPELINE",
+__all__ = ["EntityMemory", "EntityLMScorer", "PronounResolver", "Reader", "add_coref", "foreign_listeners", "load_default", "resolve_pronoun", "main_mention", "register_extensions", "DEFAULT_PIPELINE",
            "LM_PIPELINES"]

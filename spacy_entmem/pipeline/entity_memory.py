@@ -1,6 +1,7 @@
 """The ``entity_memory`` pipeline component: spaCy glue around the memory model."""
 import math
 import re
+import warnings
 from itertools import islice
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
@@ -258,7 +259,9 @@ def pair_feature_indices(names: Iterable[str]) -> tuple:
 
 
 SORT_WINDOW = 8  # batches read ahead by ``pipe`` and regrouped by length
-STATE_KEYS = ("examples_seen", "input_width")  # what training leaves in cfg; the rest comes from the config
+# what training and shipping leave in cfg (the rest comes from the config); tok2vec_digest: the weights of the tok2vec
+# it reads, see ``pipeline.listeners``
+STATE_KEYS = ("examples_seen", "input_width", "tok2vec_digest")
 
 
 class EntityMemory(TrainablePipe):
@@ -398,6 +401,7 @@ class EntityMemory(TrainablePipe):
             raise ValueError(UNTRAINED_MESSAGE)
         if not docs:
             return [], None
+        self._check_vectors(docs)
         spans = [self.candidates(doc) for doc in docs] if is_span_model(self.model) else None
         forced = is_teacher_forced(self.model)
         if forced:
@@ -431,6 +435,20 @@ class EntityMemory(TrainablePipe):
                                                             self.cfg.get("new_entity_bias", 1.0))
             logs.append(log)
         return logs, out
+
+    def _check_vectors(self, docs: List[Doc]) -> None:
+        """Warn once if this memory listens to a tok2vec and the docs' vectors were not made by the one it was
+        trained with (``listeners``: a digest recorded at shipping, a stamp the package's tok2vec leaves)."""
+        from .listeners import VECTORS_STAMP, foreign_vectors_message, listened_upstreams
+
+        expected = self.cfg.get("tok2vec_digest")
+        if not expected or getattr(self, "_vectors_warned", False):
+            return
+        if getattr(self, "_upstreams", None) is None:
+            self._upstreams = listened_upstreams(self)
+        if self._upstreams and any(doc.user_data.get(VECTORS_STAMP) != expected for doc in docs):
+            self._vectors_warned = True
+            warnings.warn(foreign_vectors_message(self.name, self._upstreams), stacklevel=2)
 
     def run_memory(self, docs: List[Doc], spans: List[numpy.ndarray]):
         """The teacher-forced memory's output (``MemoryOutput``) for docs with their candidates (in step
@@ -506,6 +524,7 @@ class EntityMemory(TrainablePipe):
         losses.setdefault(self.name, 0.0)
         examples = list(examples)
         validate_examples(examples, "EntityMemory.update")
+        self.cfg["tok2vec_digest"] = None  # training moves the weights: the shipped digest no longer applies
         if is_teacher_forced(self.model):
             return self._update_teacher_forced(examples, sgd, losses)
         inputs, sups = self._training_batch(examples)
