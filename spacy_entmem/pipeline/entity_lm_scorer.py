@@ -7,10 +7,15 @@ Model does (``lm_inputs``): each mention of a chain is one entity token. Writes,
 token, on the mention's first token; None on its other tokens and on white space), ``Doc._.lm_logprob`` (the
 sum over the doc's LM tokens, sentence ends included), ``Doc._.perplexity`` and ``Span._.perplexity``.
 
-EntityNLM (``spacy_entmem.EntityNLM.v1``) reads the words as they are, with the mentions of the clusters as
-its R / E / L variables: ``Token._.lm_logprob`` is log p(word | the words and mentions before it), and at
-each mention's first token ``Token._.entity_prediction`` is its distribution over the entities mentioned so
-far (by span key) and ``"new"``, before it saw the mention's words.
+EntityNLM (``spacy_entmem.EntityNLM.v1``) reads the words as they are. ``Token._.lm_logprob``, ``Doc._.lm_logprob``
+and ``Doc._.perplexity`` are language-model quantities, marginal over the mention variables R / E / L: log p(word |
+the words before it), estimated by sequential Monte Carlo with the model's locally optimal proposal
+(``marginal_samples`` annotations per document, resampled after any token whose effective sample size fell below
+half; ``nn.lm.entitynlm.smc_log_marginals``; 0 samples: not computed, None). What it gives with the clusters
+before it as R / E / L is named for what it is: ``Token._.lm_logprob_given_clusters``,
+``Doc._.perplexity_given_clusters`` (log p(word | the words and the clusters' mentions before it)); and at each
+mention's first token ``Token._.entity_prediction`` is its distribution over the entities mentioned so far (by
+span key) and ``"new"``, before it saw the mention's words.
 
 CoreLM (``spacy_entmem.EntityGatedLM.v1``) reads the pretrained base LM's own sub-word pieces with the entity
 of each piece (``lm_pieces``): ``Token._.lm_logprob`` is the sum of the token's pieces' log p,
@@ -48,18 +53,21 @@ DEFAULT_DNTM = {"@architectures": "spacy_entmem.DynamicEntityLM.v1", "n_slots": 
 
 @Language.factory(
     "entity_lm_scorer",
-    assigns=["token._.lm_logprob", "token._.entity_prediction", "doc._.lm_logprob", "doc._.perplexity"],
+    assigns=["token._.lm_logprob", "token._.entity_prediction", "token._.lm_logprob_given_clusters",
+             "doc._.lm_logprob", "doc._.perplexity", "doc._.perplexity_given_clusters"],
     default_config={"model": DEFAULT_DNTM, "cluster_prefix": "coref_clusters", "vocab_size": 10000,
-                    "min_mentions": 2, "block_sentences": 256,
+                    "min_mentions": 2, "block_sentences": 256, "marginal_samples": 32,
                     "scorer": {"@scorers": "spacy_entmem.entity_lm_scorer.v1"}},
     default_score_weights={"lm_token_prob": 1.0, "lm_perplexity": None, "lm_perplexity_reappearing": None,
                            "lm_perplexity_following": None, "lm_perplexity_non_entity": None,
                            "lm_joint_perplexity": None},
 )
 def make_entity_lm_scorer(nlp: Language, name: str, model: Model, cluster_prefix: str, vocab_size: int,
-                          min_mentions: int, block_sentences: int, scorer: Optional[Callable]) -> "EntityLMScorer":
+                          min_mentions: int, block_sentences: int, scorer: Optional[Callable],
+                          marginal_samples: int = 32) -> "EntityLMScorer":
     return EntityLMScorer(nlp.vocab, model, name, cluster_prefix=cluster_prefix, vocab_size=vocab_size,
-                          min_mentions=min_mentions, block_sentences=block_sentences, scorer=scorer)
+                          min_mentions=min_mentions, block_sentences=block_sentences, scorer=scorer,
+                          marginal_samples=marginal_samples)
 
 
 @util.registry.scorers("spacy_entmem.entity_lm_scorer.v1")
@@ -95,12 +103,22 @@ def predicted_positions(lm_doc: LMDocument) -> numpy.ndarray:
         if lm_doc.words else numpy.zeros(0, dtype="int64")
 
 
+def per_token_annotations(tokens: numpy.ndarray, logp: numpy.ndarray, n_tokens: int) -> Dict[str, Any]:
+    """{"token_logprob": log p per doc token (None where no LM token starts), "total", "n"} of the LM tokens'
+    log p (``tokens``: the doc token each predicted LM token starts at, NO_TOKEN for none)."""
+    per_token: List[Optional[float]] = [None] * n_tokens
+    for token, value in zip(tokens.tolist(), logp.tolist()):
+        if token != NO_TOKEN:
+            per_token[token] = value
+    return {"token_logprob": per_token, "total": float(logp.sum()), "n": int(len(logp))}
+
+
 class EntityLMScorer(TrainablePipe):
     """See the module docstring."""
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "entity_lm_scorer", *,
                  cluster_prefix: str = "coref_clusters", vocab_size: int = 10000, min_mentions: int = 2,
-                 block_sentences: int = 256, scorer: Optional[Callable] = None):
+                 block_sentences: int = 256, scorer: Optional[Callable] = None, marginal_samples: int = 32):
         problems = []
         if not cluster_prefix:
             problems.append("cluster_prefix must be a non-empty span key prefix")
@@ -110,12 +128,15 @@ class EntityLMScorer(TrainablePipe):
             problems.append(f"min_mentions must be at least 1, got {min_mentions}")
         if block_sentences < 1:
             problems.append(f"block_sentences must be at least 1, got {block_sentences}")
+        if isinstance(marginal_samples, bool) or not isinstance(marginal_samples, int) or marginal_samples < 0:
+            problems.append(f"marginal_samples must be a whole number >= 0, got {marginal_samples!r}")
         if problems:
             raise ValueError(f"[spacy-entmem] invalid {name} config: " + "; ".join(problems))
         register_lm_extensions()
         self.vocab, self.model, self.name, self.scorer = vocab, model, name, scorer
         self.cfg: Dict[str, Any] = {"cluster_prefix": cluster_prefix, "vocab_size": vocab_size,
-                                    "min_mentions": min_mentions, "block_sentences": block_sentences}
+                                    "min_mentions": min_mentions, "block_sentences": block_sentences,
+                                    "marginal_samples": marginal_samples}
         self.lm_vocab: Optional[LMVocabulary] = None
 
     @property
@@ -205,7 +226,37 @@ class EntityLMScorer(TrainablePipe):
         return numpy.concatenate(pieces)
 
     def predict(self, docs: Iterable[Doc]):
-        return self.score_docs(list(docs))
+        docs = list(docs)
+        lm_docs, scored = self.score_docs(docs)
+        if self.is_entitynlm and self.cfg.get("marginal_samples", 0) > 0:
+            for scores, marginal in zip(scored, self.marginal_log_probs(docs)):
+                scores["marginal"] = marginal
+        return lm_docs, scored
+
+    def marginal_log_probs(self, docs: List[Doc], seed: int = 0, batch_rows: int = 400) -> List[numpy.ndarray]:
+        """EntityNLM: per doc, the estimate of log p(word | the words before it) at each predicted LM token,
+        marginal over the mention variables (sequential Monte Carlo, ``marginal_samples`` particles, the locally
+        optimal proposal, resampled after any token whose effective sample size is below half). No cluster is
+        read. The estimates of a doc sum to its estimated log p(X)."""
+        from ..models.entity_lm import pad_entity_documents
+        from ..nn.lm.entitynlm import smc_log_marginals
+
+        n = self.cfg["marginal_samples"]
+        model = self.torch_model()
+        generator = torch.Generator(device=model.embedding.weight.device).manual_seed(seed)
+        plain = [lm_document(doc, self.lm_vocab, mentions={}, anonymise=False,
+                             max_length=self._layer.attrs["max_length"]) for doc in docs]
+        out: List[numpy.ndarray] = []
+        per_batch = max(1, batch_rows // n)
+        with torch.no_grad():
+            for start in range(0, len(plain), per_batch):
+                batch = plain[start:start + per_batch]
+                estimates = smc_log_marginals(model, None, pad_entity_documents(batch), n, generator,
+                                              resample_below=0.5, every_token=True)
+                for lm_doc, estimate in zip(batch, estimates):
+                    steps = numpy.diff(estimate["prefix"], prepend=0.0)
+                    out.append(steps[predicted_positions(lm_doc)])
+        return out
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
         lm_docs, scored = predictions
@@ -216,11 +267,11 @@ class EntityLMScorer(TrainablePipe):
                                                 "total": float(logp.sum()), "n": lm_doc.n_words}
                 continue
             tokens = numpy.concatenate([t[1:] for t in lm_doc.tokens]) if lm_doc.tokens else numpy.zeros(0, "int64")
-            per_token: List[Optional[float]] = [None] * len(doc)
-            for token, value in zip(tokens.tolist(), logp.tolist()):
-                if token != NO_TOKEN:
-                    per_token[token] = value
-            annotations = {"token_logprob": per_token, "total": float(logp.sum()), "n": int(len(logp))}
+            annotations = per_token_annotations(tokens, logp, len(doc))
+            if self.is_entitynlm:  # what it gives with the clusters as R / E / L is named so; the LM figure is
+                annotations = {"given_clusters": annotations}  # the marginal, where computed
+                if "marginal" in scores:
+                    annotations.update(per_token_annotations(tokens, scores["marginal"], len(doc)))
             if "entity" in scores:
                 annotations["entity_prediction"] = self._entity_predictions(doc, tokens, scores["entity"])
             doc.user_data[USER_DATA_KEY] = annotations

@@ -1,6 +1,8 @@
 """Extension attributes of ``entity_lm_scorer``, as getters over ``doc.user_data`` (so they survive DocBin
 and multiprocessing): ``Token._.lm_logprob``, ``Doc._.lm_logprob``, ``Doc._.perplexity``,
-``Span._.perplexity``; EntityNLM's ``Token._.entity_prediction``."""
+``Span._.perplexity``; EntityNLM's ``Token._.entity_prediction``, ``Token._.lm_logprob_given_clusters`` and
+``Doc._.perplexity_given_clusters``. A figure not computed (EntityNLM's marginal with ``marginal_samples`` 0) is
+None."""
 from typing import Optional
 
 from spacy.tokens import Doc, Span, Token
@@ -11,7 +13,24 @@ USER_DATA_KEY = "entmem_lm"
 
 
 def _scores(doc: Doc) -> Optional[dict]:
-    return doc.user_data.get(USER_DATA_KEY)
+    scores = doc.user_data.get(USER_DATA_KEY)
+    return scores if scores and "token_logprob" in scores else None
+
+
+def _given_clusters(doc: Doc) -> Optional[dict]:
+    scores = doc.user_data.get(USER_DATA_KEY)
+    return scores.get("given_clusters") if scores else None
+
+
+def token_logprob_given_clusters(token: Token) -> Optional[float]:
+    """EntityNLM: log p(word | the words and the clusters' mentions before it)."""
+    scores = _given_clusters(token.doc)
+    return scores["token_logprob"][token.i] if scores else None
+
+
+def doc_perplexity_given_clusters(doc: Doc) -> Optional[float]:
+    scores = _given_clusters(doc)
+    return perplexity(scores["total"], scores["n"]) if scores else None
 
 
 def token_logprob(token: Token) -> Optional[float]:
@@ -40,7 +59,7 @@ def span_perplexity(span: Span) -> Optional[float]:
 
 def entity_prediction(token: Token) -> Optional[dict]:
     """At a mention's first token (EntityNLM): {span key of an earlier entity, or "new": probability}."""
-    scores = _scores(token.doc)
+    scores = token.doc.user_data.get(USER_DATA_KEY)
     predictions = scores.get("entity_prediction") if scores else None
     return None if predictions is None else predictions.get(str(token.i))  # str keys: DocBin-safe
 
@@ -57,3 +76,7 @@ def register_lm_extensions() -> None:
         Token.set_extension("entity_prediction", getter=entity_prediction)
     if not Span.has_extension("perplexity"):
         Span.set_extension("perplexity", getter=span_perplexity)
+    if not Token.has_extension("lm_logprob_given_clusters"):
+        Token.set_extension("lm_logprob_given_clusters", getter=token_logprob_given_clusters)
+    if not Doc.has_extension("perplexity_given_clusters"):
+        Doc.set_extension("perplexity_given_clusters", getter=doc_perplexity_given_clusters)

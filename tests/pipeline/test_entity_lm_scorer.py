@@ -185,6 +185,34 @@ def test_entitynlm_predicts_the_next_entity_at_each_mention(tiny_entitynlm, tmp_
     assert again[4]._.entity_prediction == pytest.approx(she, abs=1e-5)
 
 
+def test_entitynlms_lm_figures_are_marginal_over_the_mentions_and_the_conditional_ones_say_so(tiny_entitynlm):
+    from spacy_entmem.evaluation.lm_marginal import document_log_likelihoods
+
+    nlp, _, _ = tiny_entitynlm
+    pipe = nlp.get_pipe("entity_lm_scorer")
+    text, clusters = TEXTS[0]
+    with_gold = nlp(gold_doc(nlp, text, clusters))
+    without = nlp(gold_doc(nlp, text, []))
+    # the marginal reads no cluster: the same figures whatever the clusters; the conditional ones differ
+    assert [t._.lm_logprob for t in with_gold] == pytest.approx([t._.lm_logprob for t in without])
+    assert with_gold._.perplexity_given_clusters != pytest.approx(without._.perplexity_given_clusters)
+    assert all(t._.lm_logprob is not None and t._.lm_logprob_given_clusters is not None for t in with_gold)
+    # the per-token estimates add up to the estimator's log p(X) with the same samples
+    (estimate,) = document_log_likelihoods(pipe, None, [with_gold], pipe.cfg["marginal_samples"], seed=0,
+                                           resample_below=0.5, every_token=True)
+    assert with_gold._.lm_logprob == pytest.approx(estimate["log_likelihood"], rel=1e-5)
+    assert with_gold._.perplexity == pytest.approx(math.exp(-estimate["log_likelihood"] / estimate["tokens"]), rel=1e-5)
+    pipe.cfg["marginal_samples"] = 0  # not computed: None, never the conditional figure under the LM's name
+    try:
+        off = nlp(gold_doc(nlp, text, clusters))
+    finally:
+        pipe.cfg["marginal_samples"] = 32
+    assert off._.perplexity is None and off[0]._.lm_logprob is None
+    assert off._.perplexity_given_clusters == pytest.approx(with_gold._.perplexity_given_clusters)
+    with pytest.raises(ValueError, match="marginal_samples must be a whole number >= 0, got -1"):
+        spacy.blank("en").add_pipe("entity_lm_scorer", config={"model": TINY_ENTITYNLM, "marginal_samples": -1})
+
+
 def test_entitynlm_config_errors_name_every_bad_value():
     nlp = spacy.blank("en")
     with pytest.raises(ValueError, match="invalid EntityNLM config: max_length must be at least 1, got 0; "

@@ -24,6 +24,7 @@ import math
 from dataclasses import dataclass
 from typing import Dict, List, Optional
 
+import numpy
 import torch
 from torch import nn
 from torch.nn import functional as F
@@ -541,8 +542,9 @@ def smc_log_marginals(generative: EntityNLM, proposal: Optional[EntityNLM], docu
     no longer lets one sample carry a whole long document; ``every_token``: the check is made after every
     token instead (still unbiased: the state carried includes the mention in progress). ``proposal`` None:
     the generative model's locally optimal proposal (``LocallyOptimalSampler``) instead of the discriminative
-    EntityNLM. Per document: the log-likelihood, how many times its particles were resampled, and the
-    effective sample size of its last weights."""
+    EntityNLM. Per document: the log-likelihood, how many times its particles were resampled, the effective
+    sample size of its last weights, and ``prefix``: (T,) the estimate of log p(x_1..x_t) after each step t (the
+    same estimator stopped there), whose differences estimate log p(x_t | x_<t) and sum to the log-likelihood."""
     G, T = documents.words.shape
     if proposal is None:
         sampler = LocallyOptimalSampler(generative, documents, generator, copies=n_particles)
@@ -557,10 +559,12 @@ def smc_log_marginals(generative: EntityNLM, proposal: Optional[EntityNLM], docu
     last = [int(torch.nonzero(p).max()) if bool(p.any()) else -1 for p in predicted]
     ends = predicted if every_token else (documents.words == EOS) & predicted
     offsets = torch.arange(G, device=log_w.device)[:, None] * n_particles
+    prefix = numpy.zeros((G, T))
     for t in range(T):
         log_q = sampler.step(t)
         log_p = sampler.joint if proposal is None else scorer.step(t, sampler.entity[:, t], sampler.remaining[:, t])
         log_w += (log_p - log_q.to(log_w.device)).view(G, -1)
+        prefix[:, t] = numpy.asarray(log_z) + (torch.logsumexp(log_w.double(), 1) - math.log(n_particles)).cpu().numpy()
         if resample_below <= 0:
             continue
         chosen = torch.arange(G * n_particles, device=log_w.device).view(G, -1)
@@ -579,4 +583,4 @@ def smc_log_marginals(generative: EntityNLM, proposal: Optional[EntityNLM], docu
             if proposal is not None:  # else the sampler's own scorer moved with it
                 scorer.reindex(chosen.flatten())
     return [{"log_likelihood": log_z[g] + float(log_mean_exp(log_w[g].double())), "resamples": resamples[g],
-             "ess": effective_sample_size(log_w[g])} for g in range(G)]
+             "ess": effective_sample_size(log_w[g]), "prefix": prefix[g]} for g in range(G)]
