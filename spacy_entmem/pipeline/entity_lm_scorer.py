@@ -56,7 +56,7 @@ DEFAULT_DNTM = {"@architectures": "spacy_entmem.DynamicEntityLM.v1", "n_slots": 
     assigns=["token._.lm_logprob", "token._.entity_prediction", "token._.lm_logprob_given_clusters",
              "doc._.lm_logprob", "doc._.perplexity", "doc._.perplexity_given_clusters"],
     default_config={"model": DEFAULT_DNTM, "cluster_prefix": "coref_clusters", "vocab_size": 10000,
-                    "min_mentions": 2, "block_sentences": 256, "marginal_samples": 32,
+                    "min_mentions": 2, "block_sentences": 256, "marginal_samples": 8,
                     "scorer": {"@scorers": "spacy_entmem.entity_lm_scorer.v1"}},
     default_score_weights={"lm_token_prob": 1.0, "lm_perplexity": None, "lm_perplexity_reappearing": None,
                            "lm_perplexity_following": None, "lm_perplexity_non_entity": None,
@@ -64,7 +64,7 @@ DEFAULT_DNTM = {"@architectures": "spacy_entmem.DynamicEntityLM.v1", "n_slots": 
 )
 def make_entity_lm_scorer(nlp: Language, name: str, model: Model, cluster_prefix: str, vocab_size: int,
                           min_mentions: int, block_sentences: int, scorer: Optional[Callable],
-                          marginal_samples: int = 32) -> "EntityLMScorer":
+                          marginal_samples: int = 8) -> "EntityLMScorer":
     return EntityLMScorer(nlp.vocab, model, name, cluster_prefix=cluster_prefix, vocab_size=vocab_size,
                           min_mentions=min_mentions, block_sentences=block_sentences, scorer=scorer,
                           marginal_samples=marginal_samples)
@@ -118,7 +118,7 @@ class EntityLMScorer(TrainablePipe):
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "entity_lm_scorer", *,
                  cluster_prefix: str = "coref_clusters", vocab_size: int = 10000, min_mentions: int = 2,
-                 block_sentences: int = 256, scorer: Optional[Callable] = None, marginal_samples: int = 32):
+                 block_sentences: int = 256, scorer: Optional[Callable] = None, marginal_samples: int = 8):
         problems = []
         if not cluster_prefix:
             problems.append("cluster_prefix must be a non-empty span key prefix")

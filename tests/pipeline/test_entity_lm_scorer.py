@@ -202,11 +202,11 @@ def test_entitynlms_lm_figures_are_marginal_over_the_mentions_and_the_conditiona
                                            resample_below=0.5, every_token=True)
     assert with_gold._.lm_logprob == pytest.approx(estimate["log_likelihood"], rel=1e-5)
     assert with_gold._.perplexity == pytest.approx(math.exp(-estimate["log_likelihood"] / estimate["tokens"]), rel=1e-5)
-    pipe.cfg["marginal_samples"] = 0  # not computed: None, never the conditional figure under the LM's name
-    try:
+    samples, pipe.cfg["marginal_samples"] = pipe.cfg["marginal_samples"], 0  # not computed: None, never the
+    try:                                                                      # conditional figure under its name
         off = nlp(gold_doc(nlp, text, clusters))
     finally:
-        pipe.cfg["marginal_samples"] = 32
+        pipe.cfg["marginal_samples"] = samples
     assert off._.perplexity is None and off[0]._.lm_logprob is None
     assert off._.perplexity_given_clusters == pytest.approx(with_gold._.perplexity_given_clusters)
     with pytest.raises(ValueError, match="marginal_samples must be a whole number >= 0, got -1"):
