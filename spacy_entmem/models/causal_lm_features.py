@@ -1,11 +1,11 @@
 """Docs → a frozen causal LM's hidden states per token (``spacy_entmem.CausalLMFeatures.v1``), a thinc layer
-with no weights of its own, to concatenate after a tok2vec (``configs/coref_hybrid_lm.cfg``).
+with no weights of its own, to concatenate after a tok2vec (``configs/experiments/coref_hybrid_lm.cfg``).
 
 The base LM is loaded once per process (``load_base_lm``) and never trained, so a document's states depend
 only on its text and tokens: with ``cache_tokens`` > 0 they are kept (float16, the most recently used
 documents up to that many tokens in all, shared by every layer with the same settings in the process), which
 makes a training run pay for the base once per document instead of once per epoch. A trained pipeline keeps
-its config's cache (1 M tokens, ~1.2 GB, in ``configs/coref_hybrid_lm.cfg``); for a one-pass run over a corpus,
+its config's cache (1 M tokens, ~1.2 GB, in ``configs/experiments/coref_hybrid_lm.cfg``); for a one-pass run over a corpus,
 turn it off at load: ``spacy.load(path, config={"components.entity_memory.model.tok2vec.*.lm.cache_tokens": 0})``.
 """
 import hashlib

@@ -1,7 +1,7 @@
 """Warm-starting a memory whose token vectors gained features: copy a trained memory's weights into one built
 for wider inputs, the new input columns of its encoder set to zero, so that the widened memory computes
 exactly what the trained one did until training moves them (e.g. transformer features concatenated after the
-tok2vec's, ``configs/coref_hybrid_trf.cfg``).
+tok2vec's, ``configs/experiments/coref_hybrid_trf.cfg``).
 
 Only the encoder's input weights may differ in shape (the memory reads its token vectors in one place, the
 GRU's input layer); every other weight must match.
