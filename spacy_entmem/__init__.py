@@ -17,7 +17,7 @@ from .reader import Reader
 __version__ = "0.1.0"
 DEFAULT_PIPELINE = Path(__file__).parent / "pipelines" / "default"
 # entity-aware language models that ship with the package, by the name load_default(lm=...) takes
-LM_PIPELINES = {"dntm": Path(__file__).parent / "pipelines" / "dntm"}
+LM_PIPELINES = {name: Path(__file__).parent / "pipelines" / name for name in ("dntm", "entitynlm")}
 
 register_extensions()
 
@@ -26,7 +26,7 @@ def load_default(mention_scheme: str = DEFAULT_SCHEME, lm: Optional[str] = None,
     """Load the default trained pipeline shipped with the package (offline). ``mention_scheme`` says which
     mentions it proposes: "litbank" (people, places, organisations, facilities, vehicles, groups) or "gum"
     (every entity, abstract ones and events too); ``lm`` adds a shipped entity-aware language model after the
-    memory, which scores the text over the memory's clusters (``LM_PIPELINES``: "dntm"); ``kwargs`` go to
+    memory, which scores the text over the memory's clusters (``LM_PIPELINES``: "dntm", "entitynlm"); ``kwargs`` go to
     ``spacy.load``."""
     if not (DEFAULT_PIPELINE / "config.cfg").exists():
         raise OSError(f"[spacy-entmem] the default pipeline is missing from {DEFAULT_PIPELINE}")

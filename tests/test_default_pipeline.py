@@ -397,6 +397,19 @@ def test_training_clears_the_shipped_digest():
     assert memory.cfg["tok2vec_digest"] is None
 
 
+def test_the_shipped_entitynlm_gives_marginal_figures_and_figures_given_the_clusters():
+    import math
+
+    lm = spacy_entmem.load_default(lm="entitynlm")
+    doc = lm(README_EXAMPLE)
+    assert doc._.coref_clusters and math.isfinite(doc._.perplexity) and doc._.perplexity > 1
+    assert math.isfinite(doc._.perplexity_given_clusters) and doc._.perplexity_given_clusters > 1
+    assert all(t._.lm_logprob is not None and t._.lm_logprob_given_clusters is not None for t in doc)
+    she = next(t for t in doc if t.text == "She")  # a mention of "Marie Curie": which entity comes next
+    assert "new" in she._.entity_prediction and sum(she._.entity_prediction.values()) == pytest.approx(1.0)
+    assert lm.get_pipe("entity_lm_scorer").cfg["marginal_samples"] == 8
+
+
 def test_the_shipped_language_model_scores_over_the_memorys_clusters():
     import math
 
@@ -408,5 +421,5 @@ def test_the_shipped_language_model_scores_over_the_memorys_clusters():
     assert scored and all(value < 0 for value in scored)
     # a mention of a cluster is one LM token, scored on its first token: "Curie" of "Marie Curie" gets None
     assert doc[0]._.lm_logprob is not None and doc[1]._.lm_logprob is None
-    with pytest.raises(ValueError, match="no shipped language model 'gpt'; shipped: \\['dntm'\\]"):
+    with pytest.raises(ValueError, match="no shipped language model 'gpt'; shipped: \\['dntm', 'entitynlm'\\]"):
         spacy_entmem.load_default(lm="gpt")
