@@ -9,7 +9,7 @@ import typer
 from wasabi import msg
 
 app = typer.Typer(help="spacy-entmem: entity-memory coreference for spaCy. Research and maintenance commands: "
-                  "entmem research --help; pipeline assembly: python -m spacy_entmem.maintainer --help",
+                  "entmem research --help; pipeline assembly: python -m spacy_entmem.research.maintainer --help",
                   no_args_is_help=True)
 research = typer.Typer(help="Research commands: experiments, reranking, LM tables, lexicons, sweeps, checkpoints "
                        "(each also answers as `entmem NAME`, unlisted)", no_args_is_help=True)
@@ -933,7 +933,7 @@ def memory_sweep(
 ) -> None:
     """Train and evaluate PeTra, its variants and the Referential Reader across memory sizes (skips
     finished runs), then write the results table and plot."""
-    from spacy_entmem.training.sweep import execute, plan_runs
+    from spacy_entmem.research.sweep import execute, plan_runs
 
     runs = plan_runs(models.split(","), [int(n) for n in sizes.split(",")], [int(s) for s in seeds.split(",")])
     msg.info(f"{len(runs)} runs, {jobs} at a time")
@@ -952,7 +952,7 @@ def sweep_report(
 ) -> None:
     """Write results.md (test F1 mean ± std per model and size) and validation_f1.png from a sweep."""
     from spacy_entmem.evaluation.plots import plot_f1_by_memory_size
-    from spacy_entmem.training.sweep import MODEL_VARIANTS, collect, results_table
+    from spacy_entmem.research.sweep import MODEL_VARIANTS, collect, results_table
 
     records = collect(metrics_dir)
     if not records:

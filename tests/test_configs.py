@@ -321,7 +321,7 @@ def test_gum_scheme_recipe_fine_tunes_the_memory_over_a_causal_lm_finder_and_add
     from typer.testing import CliRunner
 
     import spacy_entmem
-    from spacy_entmem.maintainer import app as maintainer_app
+    from spacy_entmem.research.maintainer import app as maintainer_app
     from spacy_entmem.models.causal_lm_features import LAYER_NAME
     from spacy_entmem.pipeline.mention_schemes import load_with_scheme
     from spacy_entmem.training.assembly import replace_component

@@ -95,7 +95,7 @@ class PronounResolver:
         """P(pronoun refers to A), P(pronoun refers to B): token ranges of an annotated doc."""
         if self.head is None:
             raise ValueError(f"[spacy-entmem] {self.name} has no trained head: train one (python -m "
-                             "spacy_entmem.maintainer add-pronoun-resolver) or load a pipeline that has one")
+                             "spacy_entmem.research.maintainer add-pronoun-resolver) or load a pipeline that has one")
         rows = query_rows(doc, pronoun, a, b, self.encoder)
         if rows.shape[1] != self.head.input_width:
             raise ValueError(f"[spacy-entmem] {self.name} was trained on {self.head.input_width} features, the doc "

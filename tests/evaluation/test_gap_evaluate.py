@@ -11,7 +11,7 @@ import spacy_entmem
 from spacy_entmem.corpora.gap import read_gap_rows
 from spacy_entmem.evaluation.gap_evaluate import (evaluate_gap, pair_probabilities, pronoun_resolver_of,
                                                   select_gap_decisions, select_gap_finder)
-from spacy_entmem.maintainer import app as maintainer_app
+from spacy_entmem.research.maintainer import app as maintainer_app
 from spacy_entmem.pipeline.pronoun_resolver import resolve_pronoun
 
 from ..conftest import GAP

@@ -8,7 +8,7 @@ from spacy.training import Example
 from spacy_entmem.evaluation.coref_evaluate import redecode
 from spacy_entmem.evaluation.scorers import score_entity_memory
 from spacy_entmem.pipeline.span_proposals import CANDIDATES_KEY
-from spacy_entmem.maintainer import app as maintainer_app
+from spacy_entmem.research.maintainer import app as maintainer_app
 
 from ..conftest import TINY_TOK2VEC, train_pipeline
 from .test_entity_memory_spans import _clusters, litbank_piece, span_pipeline  # noqa: F401 (fixture)

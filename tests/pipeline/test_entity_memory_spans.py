@@ -10,7 +10,7 @@ from spacy_entmem.corpora.litbank import read_litbank_conll
 from spacy_entmem.pipeline.memory_log import decode_span_mentions, group_clusters
 from spacy_entmem.training.targets import span_supervision
 from spacy_entmem.training.targets import LossWeights
-from spacy_entmem.maintainer import app as maintainer_app
+from spacy_entmem.research.maintainer import app as maintainer_app
 
 from ..conftest import DATA, TINY_TOK2VEC, train_pipeline, truncate_record
 

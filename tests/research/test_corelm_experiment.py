@@ -3,7 +3,7 @@ import math
 import pytest
 import torch
 
-from spacy_entmem.evaluation.corelm_experiment import results_table, text_log_probs
+from spacy_entmem.research.corelm_experiment import results_table, text_log_probs
 from spacy_entmem.nn.lm.base_lm import load_base_lm
 from spacy_entmem.nn.lm.corelm import EntityGatedLM, base_states, read_entities_of
 

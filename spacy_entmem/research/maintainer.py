@@ -1,4 +1,4 @@
-"""Maintainer commands, not part of the user CLI: ``python -m spacy_entmem.maintainer ship-default ...``
+"""Maintainer commands, not part of the user CLI: ``python -m spacy_entmem.research.maintainer ship-default ...``
 (the project's ``ship-default`` step runs it)."""
 import json
 from pathlib import Path
@@ -35,9 +35,9 @@ def ship_default(
 
     import spacy_entmem
 
-    from .pipeline.chunked_tok2vec import use_chunked_tok2vec
-    from .training.assembly import set_component_settings
-    from .evaluation.coref_evaluate import decisions_by_component
+    from ..pipeline.chunked_tok2vec import use_chunked_tok2vec
+    from ..training.assembly import set_component_settings
+    from ..evaluation.coref_evaluate import decisions_by_component
 
     target = target or spacy_entmem.DEFAULT_PIPELINE
     chosen = {"entity_threshold": entity_threshold, "new_entity_bias": new_entity_bias}
@@ -82,7 +82,7 @@ def check_and_swap(staging: Path, target: Path, what: str) -> list:
 
     import spacy_entmem
 
-    from .pipeline.mention_schemes import DEFAULT_SCHEME, available_schemes, load_with_scheme
+    from ..pipeline.mention_schemes import DEFAULT_SCHEME, available_schemes, load_with_scheme
 
     samples = sorted((Path(spacy_entmem.__file__).parent / "samples").glob("*.txt"))
     texts = [path.read_text(encoding="utf8") for path in samples]
@@ -122,9 +122,9 @@ def add_mention_scheme(
 
     import spacy_entmem
 
-    from .evaluation.coref_evaluate import decisions_by_component
-    from .pipeline.mention_schemes import DEFAULT_SCHEME, FINDER, MEMORY, MENTION_SCHEMES, scheme_component
-    from .training.assembly import add_component, set_component_settings
+    from ..evaluation.coref_evaluate import decisions_by_component
+    from ..pipeline.mention_schemes import DEFAULT_SCHEME, FINDER, MEMORY, MENTION_SCHEMES, scheme_component
+    from ..training.assembly import add_component, set_component_settings
 
     target = target or spacy_entmem.DEFAULT_PIPELINE
     if scheme not in MENTION_SCHEMES or scheme == DEFAULT_SCHEME:
@@ -197,7 +197,7 @@ def add_tagger(
     (``noun_number_agreement``); checked, then swapped in."""
     import spacy_entmem
 
-    from .training.assembly import set_component_settings
+    from ..training.assembly import set_component_settings
 
     target = target or spacy_entmem.DEFAULT_PIPELINE
     staging, upstream = add_listening_component("tagger", source, target)
@@ -223,8 +223,8 @@ def add_parser(
     (``syntactic_binding``, ``pipeline.syntax``); checked, then swapped in."""
     import spacy_entmem
 
-    from .pipeline.entity_memory import DECISION_RULES
-    from .training.assembly import set_component_settings
+    from ..pipeline.entity_memory import DECISION_RULES
+    from ..training.assembly import set_component_settings
 
     rules = [rule for rule in rules if rule]  # --rules '' for none
     unknown = [rule for rule in rules if rule not in DECISION_RULES]
@@ -252,7 +252,7 @@ def record_tok2vec_digests_command(
     import srsly
 
     import spacy_entmem
-    from .pipeline.listeners import DIGEST_KEY, record_tok2vec_digests
+    from ..pipeline.listeners import DIGEST_KEY, record_tok2vec_digests
 
     pipeline = pipeline or spacy_entmem.DEFAULT_PIPELINE
     nlp = spacy.load(pipeline)
@@ -283,9 +283,9 @@ def set_decisions(
 
     import spacy_entmem
 
-    from .evaluation.coref_evaluate import decisions_by_component, parse_settings
-    from .pipeline.mention_schemes import DEFAULT_SCHEME, MEMORY, ROLES, check_scheme, scheme_component
-    from .training.assembly import set_component_settings
+    from ..evaluation.coref_evaluate import decisions_by_component, parse_settings
+    from ..pipeline.mention_schemes import DEFAULT_SCHEME, MEMORY, ROLES, check_scheme, scheme_component
+    from ..training.assembly import set_component_settings
 
     target = target or spacy_entmem.DEFAULT_PIPELINE
     try:
@@ -357,13 +357,13 @@ def add_pronoun_resolver(
 
     import spacy_entmem
 
-    from .evaluation.coref_evaluate import parse_assignments
-    from .evaluation.gap import select_threshold
-    from .evaluation.gap_evaluate import gap_query_rows, pair_probabilities
-    from .nn.pair_head import HeadTraining, fit_pair_head
-    from .pipeline.mention_schemes import MEMORY
-    from .pipeline.span_encoder import SpanEncoder
-    from .training.assembly import set_component_settings
+    from ..evaluation.coref_evaluate import parse_assignments
+    from ..evaluation.gap import select_threshold
+    from ..evaluation.gap_evaluate import gap_query_rows, pair_probabilities
+    from ..nn.pair_head import HeadTraining, fit_pair_head
+    from ..pipeline.mention_schemes import MEMORY
+    from ..pipeline.span_encoder import SpanEncoder
+    from ..training.assembly import set_component_settings
 
     try:
         named_rules = parse_assignments(rule, RESOLVER_RULES)
@@ -419,8 +419,8 @@ def annotate_with_memory(
 
     import spacy_entmem
 
-    from .pipeline.mention_schemes import MEMORY, QUERY_MEMORY
-    from .training.assembly import add_component, set_component_settings
+    from ..pipeline.mention_schemes import MEMORY, QUERY_MEMORY
+    from ..training.assembly import add_component, set_component_settings
 
     target = target or spacy_entmem.DEFAULT_PIPELINE
     nlp, source_nlp = spacy.load(target), spacy.load(source)
@@ -460,9 +460,9 @@ def queries_pipeline(
 
     import spacy_entmem
 
-    from .pipeline.mention_schemes import MEMORY
-    from .pipeline.pronoun_resolver import query_memory, use_query_memory
-    from .training.assembly import set_component_settings
+    from ..pipeline.mention_schemes import MEMORY
+    from ..pipeline.pronoun_resolver import query_memory, use_query_memory
+    from ..training.assembly import set_component_settings
 
     nlp = spacy.load(source or spacy_entmem.DEFAULT_PIPELINE)
     memory = query_memory(nlp)

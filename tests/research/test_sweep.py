@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from spacy_entmem.training.sweep import collect, plan_runs, results_table, run_commands
+from spacy_entmem.research.sweep import collect, plan_runs, results_table, run_commands
 
 
 def test_plan_covers_every_model_and_size_before_the_next_seed():
