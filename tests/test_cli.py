@@ -399,3 +399,25 @@ def test_entities_command_writes_the_table_and_the_chart(tmp_path):
     assert bad.exit_code == 1 and "matches no line" in bad.output
     wrong_kind = runner.invoke(app, ["entities", str(book), "--kind", "animal"])
     assert wrong_kind.exit_code == 1 and "--kind must be" in wrong_kind.output
+
+
+def test_the_cli_reference_page_lists_every_user_command_and_option():
+    """docs/cli.md (written by scripts/cli_reference.py): a section per listed command holding each of its
+    options, and no section for a command that is gone."""
+    import re
+    from pathlib import Path
+
+    import click
+    from typer.main import get_command
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text(encoding="utf8")
+    sections = dict(re.findall(r"^## (\S+)\n\n```\n(.*?)```", page, flags=re.S | re.M))
+    cli = get_command(app)
+    ctx = click.Context(cli)
+    listed = [n for n in cli.list_commands(ctx) if not cli.get_command(ctx, n).hidden and n != "research"]
+    assert sorted(sections) == sorted(listed)
+    for name in listed:
+        for param in cli.get_command(ctx, name).params:
+            for option in getattr(param, "opts", []):
+                if option.startswith("--"):
+                    assert option in sections[name], (name, option)
