@@ -2,8 +2,8 @@
 entity-typed mentions of the training splits (LitBank's PER / LOC / GPE / FAC / ORG / VEH, GUM's person / place
 / organization / ...).
 
-The entity table (``pipeline.entities``) reads it to tell "the sergeant", "the colonists" (people) from "the
-village" (a place) and "the regiment" (an organisation), where no pronoun or title says. A head word that heads
+The entity table (``pipeline.entities``) reads it to tell "the soldier", "the servants" (people) from "the
+village" (a place) and "the committee" (an organisation), where no pronoun or title says. A head word that heads
 at least ``min_count`` typed non-pronoun mentions, at least ``min_share`` of them of one kind, names that kind;
 words that head several kinds alike ("party", "house") fall out.
 """

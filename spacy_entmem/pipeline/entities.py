@@ -13,8 +13,8 @@ place or time, inanimate head); an entity's row (``Entity``) summarises its ment
 - gender: masculine / feminine by the majority of mentions that have one, neuter if only "it" / things have
   one, else unknown; number: singular / plural by the majority of mentions that have one;
 - kind: each mention votes for a kind where something says it: person for he / she / I / you / we and for a
-  gendered title, kinship word or name; the kind the head-kind lexicon gives its head ("sergeant": person,
-  "village": place, "regiment": organisation; learnt from the typed training mentions, ``corpora.head_kinds``);
+  gendered title, kinship word or name; the kind the head-kind lexicon gives its head ("soldier": person,
+  "village": place, "committee": organisation; learnt from the typed training mentions, ``corpora.head_kinds``);
   place where the parse reads it after a preposition of place or before ", where" (``syntax.place_or_time``).
   The entity takes the kind with the most votes (ties: person, place, organisation), other without any.
 """
