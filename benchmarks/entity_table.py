@@ -20,12 +20,12 @@ from pathlib import Path
 from spacy.tokens import Doc
 
 import spacy_entmem
+from spacy_entmem.corpora.head_kinds import KIND_OF_TYPE
 from spacy_entmem.corpora.litbank import read_litbank
 from spacy_entmem.evaluation.counting import count_people, select_alpha
 from spacy_entmem.evaluation.reporting import report
 from spacy_entmem.pipeline.memory_log import count_entities
 
-KIND_OF_TYPE = {"PER": "person", "LOC": "place", "GPE": "place", "FAC": "place", "ORG": "organisation", "VEH": "other"}
 
 
 def gold_entities(ann: Path, sentence_starts):

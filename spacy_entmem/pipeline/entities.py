@@ -28,7 +28,7 @@ from spacy.tokens import Doc
 from ..nn.memory.mention_memory import (
     FIRST_SINGULAR, GENDER, NOUN_NUMBER, NUMBER, PERSON, PRONOUN, PROPER, QUOTED,
 )
-from .attributes import is_proper_mention
+from .attributes import coref_mentions, is_proper_mention
 from .mention_attributes import (
     FEMININE, MASCULINE, NEUTER, PLURAL, PRONOUN_CLASS, SINGULAR, StringIds, head_word, mention_attributes,
 )
@@ -135,7 +135,7 @@ def mention_records(doc: Doc, text_index: int = 0, offset: int = 0) -> List[Ment
 
 
 def _mentions_with_ids(doc: Doc) -> Tuple[List[Tuple[int, int]], List[int]]:
-    group = doc.spans.get("coref_mentions")
+    group = coref_mentions(doc)
     if group is not None and "entity_ids" in group.attrs and len(group.attrs["entity_ids"]) == len(group):
         return [(span.start, span.end) for span in group], list(group.attrs["entity_ids"])
     spans, entities = [], []

@@ -228,7 +228,8 @@ class EntityLMScorer(TrainablePipe):
     def predict(self, docs: Iterable[Doc]):
         docs = list(docs)
         lm_docs, scored = self.score_docs(docs)
-        if self.is_entitynlm and self.cfg.get("marginal_samples", 0) > 0:
+        # the discriminative EntityNLM (a proposal) is no model of the words: no marginal to estimate
+        if self.is_entitynlm and self.cfg.get("marginal_samples", 0) > 0 and not self.torch_model().discriminative:
             for scores, marginal in zip(scored, self.marginal_log_probs(docs)):
                 scores["marginal"] = marginal
         return lm_docs, scored
@@ -236,27 +237,16 @@ class EntityLMScorer(TrainablePipe):
     def marginal_log_probs(self, docs: List[Doc], seed: int = 0, batch_rows: int = 400) -> List[numpy.ndarray]:
         """EntityNLM: per doc, the estimate of log p(word | the words before it) at each predicted LM token,
         marginal over the mention variables (sequential Monte Carlo, ``marginal_samples`` particles, the locally
-        optimal proposal, resampled after any token whose effective sample size is below half). No cluster is
-        read. The estimates of a doc sum to its estimated log p(X)."""
-        from ..models.entity_lm import pad_entity_documents
-        from ..nn.lm.entitynlm import smc_log_marginals
+        optimal proposal, resampled after any token whose effective sample size is below half; the estimator
+        of ``entmem research lm-marginal``). No cluster is read. The estimates of a doc sum to its estimated
+        log p(X)."""
+        from ..evaluation.lm_marginal import document_log_likelihoods, plain_document
 
-        n = self.cfg["marginal_samples"]
-        model = self.torch_model()
-        generator = torch.Generator(device=model.embedding.weight.device).manual_seed(seed)
-        plain = [lm_document(doc, self.lm_vocab, mentions={}, anonymise=False,
-                             max_length=self._layer.attrs["max_length"]) for doc in docs]
-        out: List[numpy.ndarray] = []
-        per_batch = max(1, batch_rows // n)
         with torch.no_grad():
-            for start in range(0, len(plain), per_batch):
-                batch = plain[start:start + per_batch]
-                estimates = smc_log_marginals(model, None, pad_entity_documents(batch), n, generator,
-                                              resample_below=0.5, every_token=True)
-                for lm_doc, estimate in zip(batch, estimates):
-                    steps = numpy.diff(estimate["prefix"], prepend=0.0)
-                    out.append(steps[predicted_positions(lm_doc)])
-        return out
+            estimates = document_log_likelihoods(self, None, docs, self.cfg["marginal_samples"], seed,
+                                                 resample_below=0.5, every_token=True, rows_per_batch=batch_rows)
+        return [numpy.diff(estimate["prefix"], prepend=0.0)[predicted_positions(plain_document(self, doc))]
+                for doc, estimate in zip(docs, estimates)]
 
     def set_annotations(self, docs: Iterable[Doc], predictions) -> None:
         lm_docs, scored = predictions

@@ -302,6 +302,8 @@ class EntityMemory(TrainablePipe):
         check_max_batch_steps(max_batch_steps)
         register_extensions()
         self._negatives_rng = numpy.random.default_rng(0)
+        self._upstreams: Optional[List[str]] = None  # the tok2vecs it listens to (``_check_vectors``), found once
+        self._vectors_warned = False
         self.vocab = vocab
         self.model = model
         self.name = name
@@ -404,6 +406,8 @@ class EntityMemory(TrainablePipe):
         self._check_vectors(docs)
         spans = [self.candidates(doc) for doc in docs] if is_span_model(self.model) else None
         forced = is_teacher_forced(self.model)
+        # the memories a stream hands in (None: fresh ones; only the mention memory carries any)
+        carried = torch_memory(self.model).carried if forced else None
         if forced:
             out = self.run_memory(docs, spans)
         else:
@@ -424,7 +428,6 @@ class EntityMemory(TrainablePipe):
                 log["cell"] = out.cells[i, :n].cpu().numpy().astype(numpy.int16)
                 if out.entities is not None:  # the memory's entity ids (a beam's best reading has none)
                     log["entity_id"] = out.entities[i, :n].astype(numpy.int64)
-                    carried = torch_memory(self.model).carried
                     start = carried[i] if carried is not None else None
                     log["first_entity"] = numpy.asarray([0 if start is None else start.next_entity], dtype=numpy.int64)
                 log["decided_in_loop"] = numpy.ones(1, dtype=bool)
@@ -442,9 +445,9 @@ class EntityMemory(TrainablePipe):
         from .listeners import VECTORS_STAMP, foreign_vectors_message, listened_upstreams
 
         expected = self.cfg.get("tok2vec_digest")
-        if not expected or getattr(self, "_vectors_warned", False):
+        if not expected or self._vectors_warned:
             return
-        if getattr(self, "_upstreams", None) is None:
+        if self._upstreams is None:
             self._upstreams = listened_upstreams(self)
         if self._upstreams and any(doc.user_data.get(VECTORS_STAMP) != expected for doc in docs):
             self._vectors_warned = True

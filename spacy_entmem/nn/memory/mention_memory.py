@@ -724,7 +724,7 @@ class MentionMemory(nn.Module):
         # changes only when acted on; scoring it against every later mention reuses the product)
         memory_part = g.new_zeros(B, N, self.similarity_mlp.token_proj.out_features)
         if carried is not None:
-            memory, memory_part = self._start_from(carried, state, memory, memory_part)
+            memory, memory_part = self._start_from(carried, state, memory)
         rows = numpy.arange(B)
         g_steps, sim_steps = g.unbind(1), sim_token.unbind(1)
         # the logits of IGNORE (0) and OVERWRITE, and each step's mention score for the COREF columns
@@ -789,8 +789,8 @@ class MentionMemory(nn.Module):
             out.final_states = [export_row(state, memory[b].detach().cpu().numpy(), b) for b in range(B)]
         return out
 
-    def _start_from(self, carried: List[Optional[CarriedMemory]], state: CellState, memory: torch.Tensor,
-                    memory_part: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+    def _start_from(self, carried: List[Optional[CarriedMemory]], state: CellState,
+                    memory: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
         """The documents' memories set to the ``carried`` ones (None: left empty): their ``CellState`` rows, cell
         vectors, and those vectors' share of the similarity MLP's first layer."""
         if len(carried) != len(memory):
@@ -803,11 +803,8 @@ class MentionMemory(nn.Module):
                                  f"{start.vectors.shape[1]}; this memory has {memory.shape[1]} of width "
                                  f"{memory.shape[2]}: it was written by another model")
             import_row(state, b, start)
-            memory = memory.clone()
-            memory[b] = torch.from_numpy(start.vectors).to(memory)
-        memory_part = memory_part.clone()
-        memory_part[:] = self.similarity_mlp.memory_projs[0](memory)
-        return memory, memory_part
+            memory[b] = torch.from_numpy(start.vectors).to(memory)  # a fresh tensor of this call: set in place
+        return memory, self.similarity_mlp.memory_projs[0](memory)
 
     def _greedy(self, log_p: torch.Tensor, state: CellState, disagree: Optional[numpy.ndarray] = None,
                 forced: Optional[numpy.ndarray] = None, holder: Optional[numpy.ndarray] = None) -> Decision:
