@@ -4,6 +4,7 @@ every gendered item in a masculine and a feminine form.
 
     python benchmarks/challenge_suite.py                       # the shipped pipeline
     python benchmarks/challenge_suite.py --pipeline DIR --setting syntactic_binding=false
+    python benchmarks/challenge_suite.py --previous-default   # the default before the grammar work
     python benchmarks/challenge_suite.py --write benchmarks/challenge_items.jsonl   # the items, for reading
 
 An item's text has marked slots; each check names two slots and whether they must be linked (one cluster holds
@@ -190,6 +191,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pipeline", default=None, help="a pipeline directory (default: the shipped one)")
     parser.add_argument("--setting", action="append", default=[], help="NAME=JSON entity_memory setting")
+    parser.add_argument("--previous-default", action="store_true", help="score the pipeline as it was before the "
+                        "grammar work (grammar_variants.PREVIOUS_DEFAULT: no parser, none of its rules)")
     parser.add_argument("--write", type=Path, default=None, help="write the items as JSON lines and stop")
     parser.add_argument("--output", type=Path, default=None, help="write the scores as JSON")
     args = parser.parse_args()
@@ -206,7 +209,12 @@ def main() -> None:
     for setting in args.setting:
         name, value = setting.split("=", 1)
         nlp.get_pipe("entity_memory").cfg[name] = json.loads(value)
-    scores = evaluate(nlp, suite)
+    from contextlib import nullcontext
+
+    from spacy_entmem.evaluation.grammar_variants import PREVIOUS_DEFAULT, grammar_variant
+
+    with grammar_variant(nlp, **PREVIOUS_DEFAULT) if args.previous_default else nullcontext():
+        scores = evaluate(nlp, suite)
     for key in sorted(scores, key=lambda k: (k in ("all items", "masculine", "feminine"), k)):
         print(f"{key:42s} {scores[key]['n']:4d} items  {scores[key]['accuracy']:5.1f} %")
     gap = scores["masculine"]["accuracy"] - scores["feminine"]["accuracy"]

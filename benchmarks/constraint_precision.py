@@ -5,10 +5,12 @@ reflexives, how often the binder the parse names is in the reflexive's gold clus
 
     python benchmarks/constraint_precision.py corpus/litbank/dev.spacy corpus/gum/dev.spacy
     python benchmarks/constraint_precision.py --predicted corpus/litbank/test.spacy corpus/gum/test.spacy
+    python benchmarks/constraint_precision.py --predicted --rules-off corpus/litbank/test.spacy corpus/gum/test.spacy
 
 The docs are parsed with the shipped pipeline's parser (its tok2vec, tagger and parser only). With
 ``--predicted`` the clusters are the pipeline's own output instead of the gold: a ruled-out pair in one predicted
-cluster is a violation of the constraint in what users see.
+cluster is a violation of the constraint in what users see; with ``--rules-off`` as well, the clusters are those of
+the pipeline before the grammar work (``grammar_variants.PREVIOUS_DEFAULT``, but the parser kept for the count).
 """
 import sys
 from collections import Counter
@@ -18,6 +20,7 @@ import spacy
 from spacy.tokens import DocBin
 
 import spacy_entmem
+from spacy_entmem.evaluation.grammar_variants import PREVIOUS_DEFAULT, grammar_variant
 from spacy_entmem.pipeline.mention_attributes import PRONOUNS
 from spacy_entmem.pipeline.speakers import read_quotations
 from spacy_entmem.pipeline.syntax import forbidden_antecedents, reflexive_binder, span_root
@@ -36,7 +39,7 @@ def predicted_clusters(doc):
     return [[(span.start, span.end) for span in group] for group in doc._.coref_clusters]
 
 
-def main(paths, pipeline=None, predicted: bool = False) -> None:
+def main(paths, pipeline=None, predicted: bool = False, rules_off: bool = False) -> None:
     nlp = spacy.load(pipeline) if pipeline else spacy_entmem.load_default()
     parse = [name for name in nlp.pipe_names if name in ("tok2vec", "tagger", "parser")]
     if "parser" not in parse:
@@ -46,7 +49,10 @@ def main(paths, pipeline=None, predicted: bool = False) -> None:
         gold_docs = list(DocBin().from_disk(path).get_docs(nlp.vocab))
         docs = (spacy.tokens.Doc(nlp.vocab, words=[t.text for t in d], spaces=[bool(t.whitespace_) for t in d])
                 for d in gold_docs)
-        if predicted:
+        if predicted and rules_off:
+            with grammar_variant(nlp, **{**PREVIOUS_DEFAULT, "parser": True}):
+                parsed = list(nlp.pipe(docs))
+        elif predicted:
             parsed = list(nlp.pipe(docs))
         else:
             with nlp.select_pipes(enable=parse):
@@ -91,10 +97,10 @@ def main(paths, pipeline=None, predicted: bool = False) -> None:
 if __name__ == "__main__":
     args = sys.argv[1:]
     pipeline = None
-    predicted = "--predicted" in args
-    args = [arg for arg in args if arg != "--predicted"]
+    predicted, rules_off = "--predicted" in args, "--rules-off" in args
+    args = [arg for arg in args if arg not in ("--predicted", "--rules-off")]
     if "--pipeline" in args:
         at = args.index("--pipeline")
         pipeline = args[at + 1]
         del args[at:at + 2]
-    main([Path(p) for p in args], pipeline, predicted)
+    main([Path(p) for p in args], pipeline, predicted, rules_off)

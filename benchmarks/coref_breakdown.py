@@ -18,7 +18,7 @@ from spacy.training import Example
 import spacy_entmem
 import spacy_entmem.pipeline.syntax as syntax
 from spacy_entmem.evaluation.coref_evaluate import DOC_ID, reference_inputs
-from spacy_entmem.evaluation.grammar_variants import GRAMMAR_RULES, grammar_variant
+from spacy_entmem.evaluation.grammar_variants import PREVIOUS_DEFAULT, grammar_variant
 from spacy_entmem.evaluation.coref_metrics import CorefScorer
 from spacy_entmem.evaluation.scorers import predicted_clusters
 from spacy_entmem.training.targets import gold_clusters
@@ -78,7 +78,7 @@ def main() -> None:
     for corpus in args.corpora:
         references = list(DocBin().from_disk(corpus).get_docs(nlp.vocab))
         after = breakdown(nlp, references)
-        with grammar_variant(nlp, rules_off=GRAMMAR_RULES, things=False, parser=False):
+        with grammar_variant(nlp, **PREVIOUS_DEFAULT):
             before = breakdown(nlp, references)
         result[str(corpus)] = {"before": before, "after": after}
         print(f"== {corpus}")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import spacy_entmem
 from spacy_entmem.evaluation.coref_evaluate import evaluate_corpus
-from spacy_entmem.evaluation.grammar_variants import GRAMMAR_RULES, grammar_variant
+from spacy_entmem.evaluation.grammar_variants import GRAMMAR_RULES, PREVIOUS_DEFAULT, grammar_variant
 
 
 def scores(nlp, corpus: Path) -> dict:
@@ -23,16 +23,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("corpora", nargs="+", type=Path)
     parser.add_argument("--output", type=Path, default=None)
+    parser.add_argument("--only", action="append", default=[], help="run only the variants whose name starts so")
     args = parser.parse_args()
     nlp = spacy_entmem.load_default()
     shipped = [rule for rule in GRAMMAR_RULES if nlp.get_pipe("entity_memory").cfg.get(rule)]
     variants = [("shipped", {})] + [(f"without {rule}", {"rules_off": [rule]}) for rule in shipped]
-    variants.append(("person_agreement without the impersonal it", {"impersonal_it": False}))
+    switched_off = [("person_agreement without the impersonal it", "impersonal_it"),
+                    ("binding without the dative repair", "datives"),
+                    ("singular_they counting only the genderless nominals near", "they_among_all_people"),
+                    ("singular_they with any genderless singular nominal", "they_person_nouns"),
+                    ("singular_they without reported clauses", "reported_they"),
+                    ("speakers without the verbs of telling", "telling"),
+                    ("speaker_continuity without addressees", "addressees"),
+                    ("speaker_continuity without speakers named after the quotation", "later_leaders")]
+    variants += [(name, {"switches": {switch: False}}) for name, switch in switched_off]
     variants += [(f"binding: principle {principle} only", {"principles": [principle]})
                  for principle in ("A", "B", "C", "i-within-i")]
     variants.append(("without places and times in animacy", {"things": False}))
-    variants.append(("without the parser and all of these", {"rules_off": GRAMMAR_RULES, "things": False,
-                                                              "parser": False}))
+    variants.append(("without the parser and all of these", PREVIOUS_DEFAULT))
+    if args.only:
+        variants = [(name, variant) for name, variant in variants if any(name.startswith(o) for o in args.only)]
     rows = []
     for name, variant in variants:
         with grammar_variant(nlp, **variant):

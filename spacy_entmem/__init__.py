@@ -11,7 +11,7 @@ from .pipeline.entity_lm_scorer import EntityLMScorer
 from .pipeline.entity_memory import EntityMemory
 from .pipeline.listeners import add_coref, foreign_listeners
 from .pipeline.mention_schemes import DEFAULT_SCHEME, load_with_scheme
-from .pipeline.pronoun_resolver import PronounResolver, resolve_pronoun
+from .pipeline.pronoun_resolver import PronounResolver, answer_query, resolve_pronoun
 from .reader import Reader
 
 __version__ = "0.1.0"
@@ -42,5 +42,5 @@ def load_default(mention_scheme: str = DEFAULT_SCHEME, lm: Optional[str] = None,
     return nlp
 
 
-__all__ = ["EntityMemory", "EntityLMScorer", "PronounResolver", "Reader", "add_coref", "foreign_listeners", "load_default", "resolve_pronoun", "main_mention", "register_extensions", "DEFAULT_PIPELINE",
+__all__ = ["EntityMemory", "EntityLMScorer", "PronounResolver", "Reader", "add_coref", "foreign_listeners", "load_default", "answer_query", "resolve_pronoun", "main_mention", "register_extensions", "DEFAULT_PIPELINE",
            "LM_PIPELINES"]

@@ -96,6 +96,7 @@ DECISION_SETTINGS = {
     "resolver_rule_conditioning": ("pronoun_resolver", "rule_conditioning"),
     "resolver_exclusive": ("pronoun_resolver", "exclusive"),
     "resolver_single_answer": ("pronoun_resolver", "single_answer"),
+    "resolver_syntactic_binding": ("pronoun_resolver", "syntactic_binding"),
     "narrator_continuity": ("entity_memory", "narrator_continuity"),
     "speaker_continuity": ("entity_memory", "speaker_continuity"),
     "apposition_continuity": ("entity_memory", "apposition_continuity"),

@@ -1,14 +1,30 @@
 """The shipped pipeline with some of its grammar switched off, for ablations: the decision rules that read the
-parse or the speakers' turns, the parse's places and time expressions in the animacy rule, the parser itself."""
+parse or the speakers' turns, the parse's places and time expressions in the animacy rule, the parser itself,
+and the finer switches of those rules (``SWITCHES``)."""
 from contextlib import contextmanager
-from typing import Iterable, Iterator, Optional
+from typing import Dict, Iterable, Iterator, Mapping, Optional, Tuple
 
 from spacy.language import Language
 
 from ..nn.memory import mention_memory
-from ..pipeline import syntax
+from ..pipeline import speakers, syntax
 
 GRAMMAR_RULES = ("syntactic_binding", "person_agreement", "singular_they")
+# name → (module, its module-level flag): the parts of the rules an ablation can switch off one by one
+SWITCHES: Dict[str, Tuple[object, str]] = {
+    "impersonal_it": (mention_memory, "IMPERSONAL_IT"),  # person_agreement: "it" never joins an I / you cell
+    "datives": (syntax, "REPAIR_DATIVES"),  # binding: a possessor that cannot be one is a dative
+    "they_among_all_people": (mention_memory, "THEY_AMONG_ALL_PEOPLE"),  # singular they: one person near
+    "they_person_nouns": (mention_memory, "THEY_NEEDS_PERSON_NOUN"),  # singular they: nouns for people only
+    "reported_they": (mention_memory, "REPORTED_THEY"),  # singular they: "The gardener said that they …"
+    "telling": (speakers, "TELLING_ATTRIBUTES"),  # speakers: "…," Robert told Sarah
+    "addressees": (speakers, "ADDRESSEES"),  # speaker_continuity: a quoted you joins its addressee
+    "later_leaders": (mention_memory, "FOLLOW_LATER_LEADERS"),  # speaker_continuity: "“I …,” said Harry"
+}
+
+# the pipeline as it was before the grammar work: no parser, none of the rules, none of the switches
+PREVIOUS_DEFAULT = {"rules_off": GRAMMAR_RULES, "things": False, "parser": False,
+                    "switches": {name: False for name in SWITCHES}}
 
 
 def _no_place_or_time(doc, start: int, end: int, root_index: Optional[int] = None) -> int:
@@ -18,11 +34,11 @@ def _no_place_or_time(doc, start: int, end: int, root_index: Optional[int] = Non
 @contextmanager
 def grammar_variant(nlp: Language, rules_off: Iterable[str] = (), things: bool = True,
                     parser: bool = True, principles: Iterable[str] = syntax.PRINCIPLES,
-                    impersonal_it: bool = True) -> Iterator[Language]:
+                    switches: Mapping[str, bool] = {}) -> Iterator[Language]:
     """``nlp`` with the entity_memory rules in ``rules_off`` off, without places and times in the animacy rule
     unless ``things``, with its parser disabled unless ``parser``, reading only the binding ``principles`` named
-    (``syntax.PRINCIPLES``), and with ``person_agreement`` leaving "it" alone unless ``impersonal_it``; everything
-    is restored on exit."""
+    (``syntax.PRINCIPLES``), and with the ``switches`` named (``SWITCHES``) set as given; everything is restored
+    on exit."""
     memory = nlp.get_pipe("entity_memory")
     saved = {rule: memory.cfg.get(rule, False) for rule in GRAMMAR_RULES}
     unknown = set(rules_off) - set(GRAMMAR_RULES)
@@ -32,9 +48,15 @@ def grammar_variant(nlp: Language, rules_off: Iterable[str] = (), things: bool =
     if unknown_principles:
         raise ValueError(f"[spacy-entmem] unknown binding principle(s) {sorted(unknown_principles)}; known: "
                          f"{syntax.PRINCIPLES}")
-    place_or_time, active, it = syntax.place_or_time, syntax.ACTIVE_PRINCIPLES, mention_memory.IMPERSONAL_IT
+    unknown_switches = set(switches) - set(SWITCHES)
+    if unknown_switches:
+        raise ValueError(f"[spacy-entmem] unknown grammar switch(es) {sorted(unknown_switches)}; known: "
+                         f"{sorted(SWITCHES)}")
+    flags = {name: getattr(*SWITCHES[name]) for name in SWITCHES}
+    place_or_time, active = syntax.place_or_time, syntax.ACTIVE_PRINCIPLES
     syntax.ACTIVE_PRINCIPLES = frozenset(principles)
-    mention_memory.IMPERSONAL_IT = impersonal_it
+    for name, value in switches.items():
+        setattr(*SWITCHES[name], bool(value))
     memory.cfg.update({rule: False for rule in rules_off})
     if not things:
         syntax.place_or_time = _no_place_or_time
@@ -45,4 +67,5 @@ def grammar_variant(nlp: Language, rules_off: Iterable[str] = (), things: bool =
     finally:
         memory.cfg.update(saved)
         syntax.place_or_time, syntax.ACTIVE_PRINCIPLES = place_or_time, active
-        mention_memory.IMPERSONAL_IT = it
+        for name, value in flags.items():
+            setattr(*SWITCHES[name], value)

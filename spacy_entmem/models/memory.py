@@ -166,7 +166,8 @@ def attributes_forward(model: Model, X: Tuple, is_train: bool):
     ids = StringIds()
     names = packaged_name_genders() if model.attrs.get("name_genders") else None
     nouns = packaged_inanimate_nouns() if model.attrs.get("inanimate_nouns") else None
-    attributes = [mention_attributes(doc, s.tolist(), ids, names, nouns) for doc, s in zip(docs, spans)]
+    people = packaged_person_nouns() if nouns is not None else None
+    attributes = [mention_attributes(doc, s.tolist(), ids, names, nouns, people) for doc, s in zip(docs, spans)]
 
     def backprop(d_output):
         return backprop_tok2vec(d_output[0])
@@ -198,6 +199,15 @@ def packaged_inanimate_nouns() -> FrozenSet[str]:
     from ..corpora.inanimate_nouns import PACKAGED_INANIMATE_NOUNS, load_inanimate_nouns
 
     return load_inanimate_nouns(PACKAGED_INANIMATE_NOUNS)
+
+
+@lru_cache(maxsize=1)
+def packaged_person_nouns() -> FrozenSet[str]:
+    """The head nouns the packaged head-kind lexicon (``spacy_entmem/resources/head_kinds.json``, learnt from
+    the training corpora's typed mentions) gives the kind "person"."""
+    from ..corpora.head_kinds import PACKAGED_HEAD_KINDS, PERSON, load_head_kinds
+
+    return frozenset(word for word, kind in load_head_kinds(PACKAGED_HEAD_KINDS).items() if kind == PERSON)
 
 
 def is_teacher_forced(model: Model) -> bool:

@@ -19,8 +19,9 @@ from ..models.memory import (
     TOKEN_IDS_LAYER, UNTRAINED_MESSAGE, build_torch_layer, count_lm_vocabulary, find_layer, find_memory_layer,
     is_span_model, is_teacher_forced, lm_vocab_size, set_lm_vocabulary, set_lexicons, torch_memory,
 )
-from .attributes import ROLE, choose_main, register_extensions
-from .memory_log import MemoryLog, count_entities, decode_actions, group_clusters_by_entity, log_mentions
+from .attributes import register_extensions
+from .clusters import seen_before, write_clusters
+from .memory_log import MemoryLog, count_entities, decode_actions, log_mentions
 from .settings import restore_cfg
 from .span_proposals import CANDIDATES_KEY
 from ..nn.memory.carry import CarriedMemory
@@ -492,22 +493,7 @@ class EntityMemory(TrainablePipe):
                     f"[spacy-entmem] doc {doc.text[:40]!r}... already has span groups {existing[:5]}; "
                     "set replace_existing = true to replace them, or choose another cluster_prefix"
                 )
-            for key in existing:  # never mix old and new clusters
-                del doc.spans[key]
-            mentions = log_mentions(log)
-            doc.spans[self.cfg["mentions_key"]] = SpanGroup(
-                doc, name=self.cfg["mentions_key"], spans=[Span(doc, s, e) for s, e, _ in mentions],
-                attrs={ROLE: "mentions", "entity_ids": [entity for _, _, entity in mentions]},
-            )
-            # an entity mentioned once here is a cluster too if an earlier text of the stream mentioned it
-            seen_before = int(log["first_entity"][0]) if "first_entity" in log else 0
-            clusters = [(entity, spans) for entity, spans in group_clusters_by_entity(mentions)
-                        if len(spans) > 1 or entity < seen_before]
-            for index, (entity, cluster) in enumerate(clusters, start=1):
-                spans = [Span(doc, s, e) for s, e in cluster]
-                key = f"{prefix}_{index}"
-                doc.spans[key] = SpanGroup(doc, name=key, spans=spans, attrs={
-                    ROLE: "cluster", "index": index, "main": choose_main(spans), "entity_id": entity})
+            write_clusters(doc, log_mentions(log), prefix, self.cfg["mentions_key"], seen_before(log))
             doc._.entity_memory_log = log if self.cfg["store_memory_log"] else None
             doc._.entity_count = count_entities(log["overwrite"], self.cfg["count_threshold"])
 

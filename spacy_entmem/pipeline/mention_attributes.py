@@ -13,7 +13,8 @@ from spacy.attrs import IS_TITLE, LOWER, SENT_START, TAG
 from spacy.strings import hash_string
 from spacy.tokens import Doc
 
-from ..nn.memory.mention_memory import ATTRIBUTE_FIELDS, FIRST_SINGULAR, N_NAME_WORDS, TIME_EXPRESSION
+from ..nn.memory.mention_memory import (ATTRIBUTE_FIELDS, FIRST_SINGULAR, N_NAME_WORDS, PERSON_NOUN, SECOND_PERSON,
+                                        TIME_EXPRESSION)
 from .binding import bound_subject_end
 from .sentences import SENTENCE_FINAL
 from .speakers import OPENING_QUOTES, TOGGLING_QUOTES, candidate_speakers, read_quotations
@@ -205,10 +206,12 @@ def _sentence_initial_flags(lower: List[str], sent_starts: List[bool]) -> List[b
 
 
 def _syntax_and_turn_columns(doc: Doc, spans: List[Tuple[int, int]], quoted: List[bool],
-                             quotes: List[Tuple[int, int]], things: bool) -> Tuple[List[Tuple[int, ...]], List[int]]:
+                             quotes: List[Tuple[int, int]], things: bool
+                             ) -> Tuple[List[Tuple[int, ...]], List[int], List[int]]:
     """Per candidate: its binding columns from the parse (``syntax.binding_columns``), its person and the id of
-    the speaker's turn it stands in (``turns``); and with ``things``, whether it is a place or a time expression
-    (``syntax.place_or_time``; NOT_A_THING for all without)."""
+    the speaker's turn it stands in (``turns``); with ``things``, whether it is a place or a time expression
+    (``syntax.place_or_time``; NOT_A_THING for all without); and the root of its reporter if it is a reported
+    "they" (``syntax.reporting_subject``)."""
     from . import syntax  # here: syntax and turns read this module's word lists
     from .turns import read_turns
 
@@ -217,8 +220,9 @@ def _syntax_and_turn_columns(doc: Doc, spans: List[Tuple[int, int]], quoted: Lis
     turns, persons = read_turns(texts, quoted, quotes, spans)
     kinds = [syntax.place_or_time(doc, start, end, columns[0]) if things else syntax.NOT_A_THING
              for columns, (start, end) in zip(binding, spans)]
+    reporters = [syntax.reporting_subject(doc, start, end) for start, end in spans]
     return [columns + (person, turns[start] if start < len(turns) else -1)
-            for columns, person, (start, _) in zip(binding, persons, spans)], kinds
+            for columns, person, (start, _) in zip(binding, persons, spans)], kinds, reporters
 
 
 def speaker_voice(doc: Doc, ids: StringIds) -> Tuple[int, Tuple[int, ...]]:
@@ -235,7 +239,8 @@ def speaker_voice(doc: Doc, ids: StringIds) -> Tuple[int, Tuple[int, ...]]:
 
 def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringIds,
                        name_genders: Optional[Dict[str, int]] = None,
-                       inanimate_nouns: Optional[AbstractSet[str]] = None) -> numpy.ndarray:
+                       inanimate_nouns: Optional[AbstractSet[str]] = None,
+                       person_nouns: Optional[AbstractSet[str]] = None) -> numpy.ndarray:
     """(M, len(ATTRIBUTE_FIELDS)) int64, one row per candidate span [start, end) of ``doc``: norm (id of the
     lowercased text without a leading article or demonstrative; -1 for a pronoun), head (id of the lowercased
     head word; -1 for a pronoun), pronoun class (0: not a pronoun), gender (UNKNOWN / MASCULINE / FEMININE /
@@ -243,7 +248,8 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
     than a sentence-initial one is capitalised). ``name_genders`` (given name → gender, see
     ``corpora.name_genders``) gives a gender to names that carry no honorific or kinship cue. Last column:
     inanimate (1 if the mention has no gender and its head word is in ``inanimate_nouns``, see
-    ``corpora.inanimate_nouns``: "Bletchley Park", "mathematics"; always 0 without the list); noun number
+    ``corpora.inanimate_nouns``: "Bletchley Park", "mathematics"; always 0 without the list; ``PERSON_NOUN`` if
+    it has none of these and its head word is in ``person_nouns``: "the gardener"); noun number
     (a nominal's head word tagged NN / NNP: SINGULAR, NNS / NNPS: PLURAL; UNKNOWN for pronouns, other tags
     and docs without tags)."""
     # the token attributes as arrays: no Token objects (quotes and line breaks have no case, so the
@@ -261,10 +267,13 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
     spans = [(int(start), int(end)) for start, end in spans]
     first_person = [end - start == 1 and PRONOUN_CLASS.get(lower[start]) == FIRST_SINGULAR and quoted[start]
                     for start, end in spans]
-    speakers = candidate_speakers(lower, spans, first_person, quotes)
+    second_person = [end - start == 1 and PRONOUN_CLASS.get(lower[start]) == SECOND_PERSON and quoted[start]
+                     for start, end in spans]
+    speakers = candidate_speakers(lower, spans, first_person, quotes, second_person)
     family = family_names(lower, titles, capitalised, name_genders.keys()) if name_genders else {}
     nominals = apposed_nominals(lower, capitalised, tags, spans, inanimate_nouns)
-    extra, things = _syntax_and_turn_columns(doc, spans, quoted, quotes, things=inanimate_nouns is not None)
+    extra, things, reporters = _syntax_and_turn_columns(doc, spans, quoted, quotes,
+                                                        things=inanimate_nouns is not None)
     voice, speaker_names = speaker_voice(doc, ids)
     rows = []
     for start, end in spans:
@@ -276,7 +285,7 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
             narrating = pronoun == FIRST_SINGULAR and not quoted[start]  # the narrator's or the speaker's I
             rows.append((-1, -1, pronoun, gender, number, int(quoted[start]), 0, 0, UNKNOWN, bound_end, 0)
                         + (speaker_names if narrating else NO_NAME_WORDS) + speakers[len(rows)] + NO_NOMINAL
-                        + extra[len(rows)] + (voice,))
+                        + extra[len(rows)] + (voice, reporters[len(rows)]))
             continue
         content = words[1:] if len(words) > 1 and words[0] in LEADING_WORDS else words
         head = _head_index(words)
@@ -294,11 +303,13 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
                 inanimate, gender = TIME_EXPRESSION, UNKNOWN
             elif not gender:
                 inanimate = thing or int(words[head] in inanimate_nouns)
+                if not inanimate and person_nouns is not None and words[head] in person_nouns:
+                    inanimate = PERSON_NOUN
         proper = any(capitalised[start:end])
         noun_number = NUMBER_OF_TAG_ID.get(tags[start + head], UNKNOWN)
         names = [ids(word) for word in mention_names[:N_NAME_WORDS]]
         titled = int(bool(names) and titled_name(words, cased, head))
         rows.append((ids(" ".join(content)), ids(words[head]), 0, gender, UNKNOWN, int(quoted[start]),
                      int(proper), inanimate, noun_number, -1, titled) + tuple(names) + NO_NAME_WORDS[len(names):]
-                    + speakers[len(rows)] + nominals[len(rows)] + extra[len(rows)] + (voice,))
+                    + speakers[len(rows)] + nominals[len(rows)] + extra[len(rows)] + (voice, reporters[len(rows)]))
     return numpy.asarray(rows, dtype="int64").reshape(-1, len(ATTRIBUTE_FIELDS))

@@ -1,7 +1,9 @@
 """Who speaks a quotation, read off the words around it: the candidate mention a speech verb attributes it to
-(‘“…,” said Harry’, ‘“…,” Harry said’, ‘Harry said, “…”’), and the same speaker for a quotation that goes on
-right after such an attribution (‘“…,” said Harry, “…”’). The mention memory's ``speaker_continuity`` rule
-joins a quoted I / me / my to its quotation's speaker."""
+(‘“…,” said Harry’, ‘“…,” Harry said’, ‘“…,” Harry told Sally’, ‘Harry said, “…”’), and the same speaker for a
+quotation that goes on right after such an attribution (‘“…,” said Harry, “…”’); and whom it addresses: the
+object of a verb of telling (‘“…,” Harry told Sally’), else, in an exchange, the one who spoke the quotation
+before (‘“…,” Sally replied’ after Harry spoke). The mention memory's ``speaker_continuity`` rule joins a quoted
+I / me / my to its quotation's speaker and a quoted you / your to its addressee."""
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .sentences import SENTENCE_FINAL
@@ -17,7 +19,16 @@ SPEECH_VERBS = frozenset(
     "rejoined remarked repeated murmured interrupted responded demanded inquired enquired muttered resumed "
     "explained declared retorted urged suggested screamed sobbed protested insisted laughed sighed began "
     "persisted pleaded called".split())
-ATTRIBUTION_GAP = {",", ":"}  # what may stand between a quotation mark and its attribution
+# verbs of telling: their subject speaks and their object is the addressee, so they attribute a quotation only
+# to a subject before them ("…," Robert told Sarah); never "…," told Robert
+TELLING_VERBS = frozenset("told tells tell warned warns reminded reminds assured assures promised promises".split())
+# whether the verbs of telling attribute quotations (an ablation's switch: evaluation.grammar_variants)
+TELLING_ATTRIBUTES = True
+ATTRIBUTION_GAP = {",", ":"}
+# a quotation answers the one before it (its addressee is that one's speaker) if it opens at most this many
+# tokens after that one closed, and whether quotations have addressees at all (an ablation's switch)
+EXCHANGE_GAP = 40
+ADDRESSEES = True  # what may stand between a quotation mark and its attribution
 
 
 def read_quotations(lower: Sequence[str]) -> Tuple[List[bool], List[Span]]:
@@ -66,8 +77,9 @@ def _after(lower: Sequence[str], close: int, by_start: Dict[int, List[Span]]) ->
     if k < len(lower) and lower[k] in SPEECH_VERBS:  # "…," said Harry
         speaker = _longest(by_start.get(k + 1, []))
         return speaker, speaker[1] if speaker else -1
-    subjects = [span for span in by_start.get(k, []) if span[1] < len(lower) and lower[span[1]] in SPEECH_VERBS]
-    speaker = _longest(subjects)  # "…," Harry said
+    verbs = SPEECH_VERBS | TELLING_VERBS if TELLING_ATTRIBUTES else SPEECH_VERBS
+    subjects = [span for span in by_start.get(k, []) if span[1] < len(lower) and lower[span[1]] in verbs]
+    speaker = _longest(subjects)  # "…," Harry said; "…," Harry told Sally
     return speaker, speaker[1] + 1 if speaker else -1
 
 
@@ -111,21 +123,60 @@ def quotation_speakers(lower: Sequence[str], candidates: Sequence[Span],
     return speakers
 
 
+def _told(lower: Sequence[str], close: int, by_start: Dict[int, List[Span]]) -> Optional[Span]:
+    """The addressee of an attribution right after a quotation's closing mark with a verb of telling: the
+    candidate right after the verb (‘“…,” Harry told Sally’ → Sally)."""
+    k = close + 1
+    while k < len(lower) and lower[k] in ATTRIBUTION_GAP:
+        k += 1
+    for subject in sorted(by_start.get(k, []), key=lambda span: span[0] - span[1]):  # the longest first
+        if subject[1] < len(lower) and lower[subject[1]] in TELLING_VERBS:
+            return _longest(by_start.get(subject[1] + 1, []))
+    return None
+
+
+def quotation_addressees(lower: Sequence[str], candidates: Sequence[Span], quotes: List[Span],
+                         speakers: Sequence[Optional[Span]]) -> List[Optional[Span]]:
+    """Per quotation, the candidate span it is addressed to, or None: the object of a verb of telling in the
+    attribution after it; else the speaker of the quotation before it, if that one closed at most
+    ``EXCHANGE_GAP`` tokens before this one opens and another speaker (other words) spoke it than this one's
+    (known) speaker. None for all without ``ADDRESSEES``."""
+    if not ADDRESSEES:
+        return [None] * len(quotes)
+    by_start: Dict[int, List[Span]] = {}
+    for span in candidates:
+        if not any(word in QUOTATION_MARKS for word in lower[span[0]:span[1]]):
+            by_start.setdefault(span[0], []).append(span)
+    words = [None if speaker is None else tuple(lower[speaker[0]:speaker[1]]) for speaker in speakers]
+    found: List[Optional[Span]] = []
+    for q, (opening, close) in enumerate(quotes):
+        addressee = _told(lower, close, by_start) if TELLING_ATTRIBUTES else None
+        if addressee is None and q > 0 and words[q] is not None and words[q - 1] is not None \
+                and words[q] != words[q - 1] and opening - quotes[q - 1][1] <= EXCHANGE_GAP:
+            addressee = speakers[q - 1]
+        found.append(addressee)
+    return found
+
+
 def candidate_speakers(lower: Sequence[str], candidates: Sequence[Span], asks: Sequence[bool],
-                       quotes: Optional[List[Span]] = None) -> List[Span]:
+                       quotes: Optional[List[Span]] = None, addressed: Optional[Sequence[bool]] = None
+                       ) -> List[Span]:
     """Per candidate: where ``asks`` (a first-person pronoun, say), the speaker span of the quotation it stands
-    in (``quotation_speakers``; ``quotes`` as ``quotations`` reads them, if already read), else
+    in (``quotation_speakers``; ``quotes`` as ``quotations`` reads them, if already read); where ``addressed`` (a
+    second-person pronoun), the span the quotation is addressed to (``quotation_addressees``); else
     ``NO_SPEAKER``."""
-    if not any(asks):
+    addressed = addressed if addressed is not None else [False] * len(candidates)
+    if not any(asks) and not any(addressed):
         return [NO_SPEAKER] * len(candidates)
     quotes = quotations(lower) if quotes is None else quotes
     speakers = quotation_speakers(lower, candidates, quotes)
+    addressees = quotation_addressees(lower, candidates, quotes, speakers) if any(addressed) else []
     inside = [-1] * len(lower)
     for q, (opening, close) in enumerate(quotes):
         inside[opening: close + 1] = [q] * (close + 1 - opening)
     found = []
-    for (start, _end), ask in zip(candidates, asks):
-        q = inside[start] if ask else -1
-        speaker = speakers[q] if q >= 0 else None
-        found.append(speaker if speaker is not None else NO_SPEAKER)
+    for (start, _end), ask, address in zip(candidates, asks, addressed):
+        q = inside[start] if ask or address else -1
+        span = (speakers[q] if ask else addressees[q]) if q >= 0 else None
+        found.append(span if span is not None else NO_SPEAKER)
     return found

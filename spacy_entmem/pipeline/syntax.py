@@ -36,10 +36,16 @@ PERSONAL = THIRD_PERSON | {"it", "i", "me", "we", "us", "you"}
 # a noun phrase in these relations says something of another one, or names it again: "He is a doctor", "he,
 # a patriotic islander", "proclaiming himself Emperor" (no principle C)
 PREDICATIVE = {"attr", "oprd", "appos", "npadvmod", "acomp", "dep", "xcomp", "ccomp"}
+# an object pronoun the parser can read as a possessor ("She sent her the letter": "her" made the possessor of
+# "letter"), and the determiners no possessed noun also has ("her the letter" cannot be one noun phrase)
+POSSESSOR_LOOKALIKES = {"her", "him", "me", "us", "them"}
+ARTICLES = {"a", "an", "the", "this", "that", "these", "those"}
 MAX_FORBIDDEN = 4  # constraints kept per candidate (the nearest first)
 PRINCIPLES = ("A", "B", "C", "i-within-i")
 # the principles read off the parse (all; an ablation switches some off: evaluation.grammar_variants)
 ACTIVE_PRINCIPLES = frozenset(PRINCIPLES)
+# whether a possessor that cannot be one is read as the dative it is (``misread_dative``; off in an ablation)
+REPAIR_DATIVES = True
 NO_TOKEN = -1
 
 
@@ -50,6 +56,17 @@ def span_root(doc: Doc, start: int, end: int) -> int:
         if head < start or head >= end or head == i:
             return i
     return end - 1
+
+
+def is_verb(token: Token) -> bool:
+    """A verb or auxiliary by its coarse tag, else by its fine one (VB*, MD: a pipeline with a tagger and no
+    attribute ruler, as the shipped default, sets only the fine tags)."""
+    return token.pos_ in {"VERB", "AUX"} or token.tag_.startswith("VB") or token.tag_ == "MD"
+
+
+def is_noun(token: Token) -> bool:
+    """A noun or a name by its coarse tag, else by its fine one (NN*)."""
+    return token.pos_ in {"NOUN", "PROPN"} or token.tag_.startswith("NN")
 
 
 def _subjects(verb: Token) -> List[Token]:
@@ -73,22 +90,40 @@ def understood_subjects(verb: Token, depth: int = 0) -> List[Token]:
             objects = [child for child in verb.head.children if child.dep_ in {"dobj", "dative"}]
             if objects:
                 return objects
-        if verb.dep_ == "acl" and verb.head.pos_ in {"NOUN", "PROPN"}:
+        if verb.dep_ == "acl" and is_noun(verb.head):
             return []  # "a reason to like him": no subject to share
         return understood_subjects(verb.head, depth + 1)
     return []
 
 
+def misread_dative(token: Token) -> Optional[Token]:
+    """The verb whose dative ``token`` is, where the parser made an object pronoun the possessor of the verb's
+    object although an article stands between them ("She sent her the letter", "He bought her a car": a noun
+    with an article has no possessor before it); None otherwise (and without ``REPAIR_DATIVES``)."""
+    if not REPAIR_DATIVES or token.dep_ != "poss" or token.lower_ not in POSSESSOR_LOOKALIKES:
+        return None
+    noun = token.head
+    if not any(child.lower_ in ARTICLES and token.i < child.i < noun.i for child in noun.children):
+        return None
+    verb = noun.head
+    if noun.dep_ in OBJECTS and verb.i != noun.i and is_verb(verb):
+        return verb
+    return None
+
+
 def governing_predicate(token: Token) -> Optional[Token]:
-    """The predicate ``token`` is an argument of: the verb it is the subject or object of, or whose argument
-    preposition it is the object of (not a preposition of place); None otherwise."""
+    """The predicate ``token`` is an argument of: the verb it is the subject or object of (or the dative of,
+    ``misread_dative``), or whose argument preposition it is the object of (not a preposition of place); None
+    otherwise."""
     if token.dep_ in SUBJECTS or token.dep_ in OBJECTS:
         return token.head
+    if token.dep_ == "poss":
+        return misread_dative(token)
     if token.dep_ == "pobj":
         preposition = token.head
         if preposition.lower_ in PLACE_PREPOSITIONS or preposition.dep_ not in ARGUMENT_PREPOSITIONS:
             return None
-        if preposition.head.pos_ in {"VERB", "AUX"}:
+        if is_verb(preposition.head):
             return preposition.head
     return None
 
@@ -138,7 +173,7 @@ def forbidden_antecedents(doc: Doc, start: int, end: int, root_index: Optional[i
     root = doc[span_root(doc, start, end) if root_index is None else root_index]
     nominal = end - start > 1 or root.lower_ not in PRONOUNS  # a name or a noun phrase, no lone pronoun
     found: List[Token] = []
-    if end - start == 1 and root.lower_ in PERSONAL and root.dep_ != "poss":
+    if end - start == 1 and root.lower_ in PERSONAL and (root.dep_ != "poss" or misread_dative(root) is not None):
         predicate = governing_predicate(root) if "B" in ACTIVE_PRINCIPLES else None
         if predicate is not None:
             found.extend(coarguments(predicate, root))
@@ -163,11 +198,24 @@ def reflexive_binder(doc: Doc, start: int, end: int) -> int:
     token = doc[start]
     predicate = governing_predicate(token)
     if predicate is None and token.dep_ in {"npadvmod", "appos"}:  # "Tom himself", "he did it himself"
-        predicate = token.head if token.head.pos_ in {"VERB", "AUX"} else None
+        predicate = token.head if is_verb(token.head) else None
     if predicate is None:
         return NO_TOKEN
     subjects = [s for s in understood_subjects(predicate) if s.i != token.i and s.lower_ not in RELATIVE_PRONOUNS]
     return subjects[0].i if subjects else NO_TOKEN
+
+
+def reporting_subject(doc: Doc, start: int, end: int) -> int:
+    """For a one-token "they" that is the subject of a reported clause, the root token of the reporting verb's
+    one subject ("The gardener said that they would come" → gardener); else NO_TOKEN (and without a parse)."""
+    if end - start != 1 or doc[start].lower_ != "they" or not doc.has_annotation("DEP"):
+        return NO_TOKEN
+    token = doc[start]
+    clause = token.head
+    if token.dep_ not in SUBJECTS or clause.dep_ != "ccomp" or clause.head.i == clause.i:
+        return NO_TOKEN
+    subjects = [s for s in _subjects(clause.head) if s.dep_ != "expl"]
+    return subjects[0].i if len(subjects) == 1 else NO_TOKEN
 
 
 TIME_WORDS = set(

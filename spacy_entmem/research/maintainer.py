@@ -324,8 +324,8 @@ def saved_resolver_memory(pipeline: Path, resolver: str = "pronoun_resolver") ->
     return srsly.read_json(pipeline / resolver / "cfg")["memory"]
 
 
-RESOLVER_RULES = ("gender_agreement", "binding_agreement", "rule_conditioning")  # what a retrained resolver
-# keeps from the old one
+# what a retrained resolver keeps from the old one
+RESOLVER_RULES = ("gender_agreement", "binding_agreement", "rule_conditioning", "single_answer", "syntactic_binding")
 
 
 @app.command("add-pronoun-resolver")
@@ -338,8 +338,8 @@ def add_pronoun_resolver(
     also_train_on: List[Path] = typer.Option([], exists=True, dir_okay=False, help="More GAP TSVs to train on "
                                              "(e.g. development's gender-swapped copy, entmem gap-gender-swap)"),
     rule: List[str] = typer.Option([], help="NAME=JSON, a decision rule of the resolver (gender_agreement, "
-                                   "binding_agreement, rule_conditioning), in force when its threshold is chosen; "
-                                   "unnamed ones stay as in the resolver it replaces, else as the factory's"),
+                                   "binding_agreement, rule_conditioning, single_answer, syntactic_binding), in "
+                                   "force when its threshold is chosen; unnamed ones stay as in the resolver it replaces, else as the factory's"),
     encoder_layers: Optional[str] = typer.Option(None, help="Comma-separated layers of all-MiniLM-L6-v2 whose span "
                                                  "vectors the head also reads (e.g. 3,4,5; needs the transformers "
                                                  "extra), '' for none; default: as the resolver it replaces, else "
@@ -394,7 +394,7 @@ def add_pronoun_resolver(
                             config={**rules, "encoder_layers": layers, "memory": design["memory"]})
     resolver.set_head(head, trained_on=" + ".join(tsv.name for tsv in [development, *also_train_on]))
     gold, probabilities, _, _ = pair_probabilities(nlp, validation, batch_size, resolver)
-    threshold, scores = select_threshold(gold, probabilities)
+    threshold, scores = select_threshold(gold, probabilities, single=resolver.cfg["single_answer"])
     staging = fresh_staging(target)
     nlp.to_disk(staging)
     set_component_settings(staging, {"pronoun_resolver": {"threshold": threshold}})
@@ -447,6 +447,44 @@ def annotate_with_memory(
         srsly.write_json(staging / "meta.json", {**meta, "description": description})
     check_and_swap(staging, target, what=f"{source}'s {MEMORY}")
     msg.good(f"{target}: annotates with {source}'s {MEMORY}; pronoun_resolver reads {resolver.cfg['memory']}")
+
+
+@app.command("one-memory")
+def one_memory(
+    target: Optional[Path] = typer.Option(None, help="The pipeline to change (default: the one in the package)"),
+) -> None:
+    """Let the pronoun resolver read the annotating memory: the memory it read of its own leaves the pipeline,
+    so one memory writes the clusters and answers the queries (retrain the resolver's head over it next:
+    ``add-pronoun-resolver``); checked, then swapped in."""
+    import spacy
+
+    import spacy_entmem
+
+    from ..pipeline.mention_schemes import MEMORY
+    import re
+
+    import srsly
+
+    from ..pipeline.pronoun_resolver import query_memory
+    from ..training.assembly import set_component_settings
+
+    target = target or spacy_entmem.DEFAULT_PIPELINE
+    nlp = spacy.load(target)
+    own = query_memory(nlp)
+    if "pronoun_resolver" not in nlp.component_names or own == MEMORY:
+        msg.fail(f"{target}: no pronoun_resolver with a memory of its own (it reads {own})", exits=1)
+    nlp.remove_pipe(own)
+    nlp.get_pipe("pronoun_resolver").cfg["memory"] = MEMORY
+    staging = fresh_staging(target)
+    nlp.to_disk(staging)
+    set_component_settings(staging, {"pronoun_resolver": {"memory": MEMORY}})
+    meta = srsly.read_json(staging / "meta.json")
+    described = re.sub(rf",? the memory before it kept as the pronoun resolver's \({own}\)", "",
+                       meta.get("description", ""))
+    srsly.write_json(staging / "meta.json", {**meta, "description": f"{described}; the pronoun resolver reads the "
+                                             f"annotating memory ({MEMORY})"})
+    check_and_swap(staging, target, what=f"the pipeline without {own}")
+    msg.good(f"{target}: {own} removed; pronoun_resolver reads {MEMORY} (retrain its head: add-pronoun-resolver)")
 
 
 @app.command("queries-pipeline")

@@ -54,3 +54,17 @@ def test_principles_can_be_read_one_at_a_time(nlp):
     with pytest.raises(ValueError, match="unknown binding principle"):
         with grammar_variant(nlp, principles=["D"]):
             pass
+
+
+def test_switches_are_set_inside_and_restored_after(nlp):
+    from spacy_entmem.evaluation.grammar_variants import SWITCHES
+
+    before = {name: getattr(*SWITCHES[name]) for name in SWITCHES}
+    assert all(before.values())  # shipped on
+    with grammar_variant(nlp, switches={"datives": False, "addressees": False}):
+        assert syntax.REPAIR_DATIVES is False and getattr(*SWITCHES["addressees"]) is False
+        assert getattr(*SWITCHES["telling"]) is True
+    assert {name: getattr(*SWITCHES[name]) for name in SWITCHES} == before
+    with pytest.raises(ValueError, match="unknown grammar switch"):
+        with grammar_variant(nlp, switches={"no_such_switch": False}):
+            pass

@@ -1,5 +1,7 @@
 """The shipped pronoun resolver: answers, the query span group, gender agreement, saving and loading, errors, and
 the memory it reads where the pipeline annotates with another."""
+import re
+
 import numpy
 import pytest
 import spacy
@@ -9,8 +11,8 @@ import spacy_entmem
 from spacy_entmem.nn.pair_head import PairHead
 from spacy_entmem.pipeline.pronoun_features import query_features
 from spacy_entmem.pipeline.mention_schemes import QUERY_MEMORY, load_with_scheme
-from spacy_entmem.pipeline.pronoun_resolver import (PronounResolver, annotate_query, query_memory, query_rows,
-                                                    resolve_pronoun, use_query_memory)
+from spacy_entmem.pipeline.pronoun_resolver import (PronounResolver, annotate_query, answer_query, query_memory,
+                                                    query_rows, resolve_pronoun, use_query_memory)
 
 from .test_pronoun_features import TEXT, chars
 
@@ -70,12 +72,15 @@ def test_binding_agreement_keeps_an_object_pronoun_from_its_clause_subject(nlp):
     assert resolver.cfg["binding_agreement"] is True  # shipped on
     bound = resolver.resolve(doc, *ranges)
     assert bound[1] == 0.0  # "her" is not the Batey who visits
+    assert resolver.cfg["syntactic_binding"] is True  # shipped on: the parse rules Batey out too
     resolver.cfg["binding_agreement"] = False
     try:
+        assert resolver.resolve(doc, *ranges)[1] == 0.0
+        resolver.cfg["syntactic_binding"] = False
         free = resolver.resolve(doc, *ranges)
         assert free[1] > 0.0
     finally:
-        resolver.cfg["binding_agreement"] = True
+        resolver.cfg["binding_agreement"], resolver.cfg["syntactic_binding"] = True, True
     # with Batey ruled out, Joan Clarke's probability is read given that (rule_conditioning, shipped on)
     assert bound[0] == pytest.approx(min(1.0, free[0] / (1.0 - free[1])), rel=1e-5) and bound[0] > free[0]
 
@@ -228,16 +233,16 @@ def test_the_resolver_reads_its_own_memory_where_the_pipeline_annotates_with_ano
         resolver.cfg["memory"] = QUERY_MEMORY
 
 
-def test_a_query_group_is_answered_over_the_resolvers_own_memory_and_the_clusters_stay(nlp, split_path):
+def test_a_query_group_is_answered_over_the_resolvers_own_memory_and_the_clusters_follow(nlp, split_path):
     split = spacy.load(split_path)
     doc = split(TEXT)
-    before = clusters(doc)
-    spans = (doc.char_span(*chars(word)) for word in ("his", "Alan Turing", "Joan Clarke"))
+    assert clusters(doc) == {}  # the annotating memory of this split pipeline finds no mention
+    spans = [doc.char_span(*chars(word)) for word in ("his", "Alan Turing", "Joan Clarke")]
     with_query_group(doc, *((span.start, span.end) for span in spans))
     attrs = split.get_pipe("pronoun_resolver")(doc).spans["gap"].attrs
     expected = resolve_pronoun(nlp, TEXT, chars("his"), chars("Alan Turing"), chars("Joan Clarke"))
     assert (attrs["A_probability"], attrs["B_probability"]) == expected
-    assert clusters(doc) == before
+    assert attrs["A_coref"] and list(clusters(doc).values()) == [[(s.start, s.end) for s in spans[1::-1]]]
     orphan = PronounResolver(memory=QUERY_MEMORY)
     orphan.set_head(split.get_pipe("pronoun_resolver").head)
     with pytest.raises(ValueError, match="reads the log of the memory 'entity_memory_queries'.*without a pipeline"):
@@ -289,11 +294,8 @@ def test_a_pronoun_refers_to_at_most_one_name(nlp):
     group_doc = nlp.make_doc(same_gender)
     group_doc.spans["gap"] = [group_doc.char_span(*span, label=label)
                               for span, label in ((pronoun, "PRONOUN"), (spans["John"], "A"), (spans["Bill"], "B"))]
-    resolver.cfg["single_answer"] = True
-    try:
-        attrs = resolver(_annotated(nlp, group_doc)).spans["gap"].attrs
-    finally:
-        resolver.cfg["single_answer"] = False
+    assert resolver.cfg["single_answer"] is True  # shipped on: at most one "yes"
+    attrs = resolver(_annotated(nlp, group_doc)).spans["gap"].attrs
     assert not (attrs["A_coref"] and attrs["B_coref"])
     assert attrs["A_probability"] + attrs["B_probability"] <= 1.0 + 1e-6
 
@@ -303,3 +305,67 @@ def _annotated(nlp, doc):
         if name != "pronoun_resolver":
             doc = proc(doc)
     return doc
+
+
+def test_one_memory_writes_the_clusters_and_answers_the_queries(nlp):
+    assert nlp.get_pipe("pronoun_resolver").cfg["memory"] == "entity_memory"
+    assert QUERY_MEMORY not in nlp.component_names
+
+
+@pytest.mark.parametrize("text, pronoun, names", [
+    (TEXT, "She", ("Alan Turing", "Joan Clarke")),
+    (TEXT, "his", ("Alan Turing", "Joan Clarke")),
+    ("The pilot thanked the mechanic and paid him.", "him", ("The pilot", "the mechanic")),
+    ("John met Bill at the station and he gave him a ticket.", "him", ("John", "Bill")),
+    ("Tom met Bill at the station, and later Bill phoned him.", "him", ("Tom", "Bill")),
+    ("The manager spoke to the clerk. Later the clerk said that he would resign.", "he", ("The manager", "the clerk")),
+])
+def test_the_answered_docs_clusters_say_what_the_answer_says(nlp, text, pronoun, names):
+    def span(word):
+        start = re.search(rf"\b{re.escape(word)}\b", text).start()
+        return start, start + len(word)
+
+    doc = answer_query(nlp, text, span(pronoun), *(span(name) for name in names))
+    attrs = doc.spans["gap"].attrs
+    linked = []
+    for name in names:
+        name_span, pronoun_span = doc.char_span(*span(name)), doc.char_span(*span(pronoun))
+        linked.append(any({(s.start, s.end) for s in group} >= {(name_span.start, name_span.end),
+                                                                (pronoun_span.start, pronoun_span.end)}
+                          for group in doc._.coref_clusters))
+    assert linked == [attrs["A_coref"], attrs["B_coref"]]
+    assert (attrs["A_probability"], attrs["B_probability"]) == resolve_pronoun(
+        nlp, text, span(pronoun), *(span(name) for name in names))
+
+
+def test_without_align_clusters_the_clusters_are_the_memorys(nlp):
+    resolver = nlp.get_pipe("pronoun_resolver")
+    text = "The manager spoke to the clerk. Later the clerk said that he would resign."
+    query = [(text.index(word), text.index(word) + len(word)) for word in (" he ", "The manager", "the clerk")]
+    query[0] = (query[0][0] + 1, query[0][1] - 1)
+    doc, _ = annotate_query(nlp, text, *query)
+    memory_clusters = clusters(doc)
+    resolver.cfg["align_clusters"] = False
+    try:
+        unaligned = answer_query(nlp, text, *query)
+    finally:
+        resolver.cfg["align_clusters"] = True
+    assert clusters(unaligned) == memory_clusters
+    assert clusters(answer_query(nlp, text, *query)) != memory_clusters  # the memory put "he" with the clerk
+
+
+def test_an_answer_never_joins_the_pronoun_to_its_co_argument_through_the_names_entity(nlp):
+    """"Bill phoned him": whatever the answer, "him" never shares an entity with the Bill who phones."""
+    text = "Tom met Bill at the station, and later Bill phoned him."
+    second_bill = text.rindex("Bill")
+    query = [(text.index("him"), text.index("him") + 3), (0, 3), (text.index("Bill"), text.index("Bill") + 4)]
+    resolver = nlp.get_pipe("pronoun_resolver")
+    doc, ranges = annotate_query(nlp, text, *query)
+    group = with_query_group(doc, *ranges).spans["gap"]
+    for probabilities in ((0.0, 0.9), (0.9, 0.0)):  # an answer for the first Bill, then for Tom
+        resolver.answer(doc, group, *ranges, probabilities=probabilities)
+        groups = [{span.start_char for span in group} for group in doc._.coref_clusters]
+        assert not any({second_bill, text.index("him")} <= group for group in groups)
+        first_bill = {text.index("Bill"), text.index("him")} <= next(
+            (g for g in groups if text.index("him") in g), set())
+        assert first_bill == (probabilities[1] > probabilities[0])  # the clusters say what the answer says

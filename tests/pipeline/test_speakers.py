@@ -1,5 +1,8 @@
+import pytest
+
+from spacy_entmem.pipeline import speakers
 from spacy_entmem.pipeline.speakers import (
-    NO_SPEAKER, candidate_speakers, quotation_speakers, quotations, read_quotations,
+    NO_SPEAKER, candidate_speakers, quotation_addressees, quotation_speakers, quotations, read_quotations,
 )
 
 
@@ -28,8 +31,13 @@ def test_a_speech_verb_after_the_quotation_attributes_it_to_the_mention_after_or
     assert quotation_speakers(words, [(1, 2), (8, 9), (8, 10)]) == [(8, 10)]  # the longest candidate there
     words = _words('“ I can not stay , ” the boy said .')
     assert quotation_speakers(words, [(1, 2), (7, 9)]) == [(7, 9)]
-    words = _words('“ I can not stay , ” the boy told him .')  # "told" takes the addressee: no attribution
-    assert quotation_speakers(words, [(1, 2), (7, 9), (10, 11)]) == [None]
+    words = _words('“ I can not stay , ” the boy told him .')  # a verb of telling: its subject speaks
+    assert quotation_speakers(words, [(1, 2), (7, 9), (10, 11)]) == [(7, 9)]
+    words = _words('“ I can not stay , ” told him .')  # ... its object is the addressee: no attribution
+    assert quotation_speakers(words, [(1, 2), (8, 9)]) == [None]
+    with pytest.MonkeyPatch.context() as patch:  # the ablation's switch
+        patch.setattr(speakers, "TELLING_ATTRIBUTES", False)
+        assert quotation_speakers(_words('“ I can not stay , ” the boy told him .'), [(1, 2), (7, 9)]) == [None]
 
 
 def test_an_attribution_that_ends_its_sentence_does_not_continue_into_the_next_quotation():
@@ -67,3 +75,25 @@ def test_candidate_speakers_answers_only_the_candidates_asked_about():
     assert candidate_speakers(words, candidates, [False, False]) == [NO_SPEAKER, NO_SPEAKER]
     unquoted = _words("I said Harry")
     assert candidate_speakers(unquoted, [(0, 1), (2, 3)], [True, False]) == [NO_SPEAKER, NO_SPEAKER]
+
+
+def test_a_quotation_is_addressed_to_the_object_of_telling_or_to_the_last_other_speaker():
+    words = _words('“ I am tired , ” robert told sarah . “ you should rest , ” sarah replied .')
+    #               0 1 2  3     4 5 6      7    8     9 10 11  12     13  14 15 16   17      18
+    candidates = [(1, 2), (6, 7), (8, 9), (11, 12), (16, 17)]
+    quotes = quotations(words)
+    speakers_found = quotation_speakers(words, candidates, quotes)
+    assert speakers_found == [(6, 7), (16, 17)]
+    assert quotation_addressees(words, candidates, quotes, speakers_found) == [(8, 9), (6, 7)]
+    # per candidate: the I is Robert's, the you is addressed to Robert
+    assert candidate_speakers(words, candidates, [True, False, False, False, False], quotes,
+                              [False, False, False, True, False])[:4] == [(6, 7), NO_SPEAKER, NO_SPEAKER, (6, 7)]
+    # one speaker twice is no exchange; a quotation far from the last one answers nothing
+    same = _words('“ go , ” said tom . “ you too , ” said tom .')
+    assert quotation_addressees(same, [(5, 6), (13, 14)], quotations(same),
+                                [(5, 6), (13, 14)]) == [None, None]
+    far = ['“', 'go', '”', 'said', 'tom', '.'] + ['x'] * 50 + ['“', 'you', '”', 'said', 'ann']
+    assert quotation_addressees(far, [(4, 5), (60, 61)], quotations(far), [(4, 5), (60, 61)]) == [None, None]
+    with pytest.MonkeyPatch.context() as patch:  # the ablation's switch
+        patch.setattr(speakers, "ADDRESSEES", False)
+        assert quotation_addressees(words, candidates, quotes, speakers_found) == [None, None]

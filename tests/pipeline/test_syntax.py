@@ -3,6 +3,7 @@ import pytest
 import spacy
 from spacy.tokens import Doc
 
+from spacy_entmem.pipeline import syntax
 from spacy_entmem.pipeline.syntax import (
     MAX_FORBIDDEN, NO_TOKEN, PLACE, TIME, NOT_A_THING, binding_columns, forbidden_antecedents, no_binding,
     place_or_time, reflexive_binder, span_root)
@@ -51,6 +52,47 @@ def test_prepositions_of_place_and_possessors_are_left_alone():
     assert forbidden_antecedents(doc, 5, 6) == []
     doc = parsed("John loves his mother".split(), [1, 1, 3, 1], ["nsubj", "ROOT", "poss", "dobj"])
     assert forbidden_antecedents(doc, 2, 3) == []
+
+
+def test_an_object_pronoun_parsed_as_the_possessor_of_an_articled_noun_is_read_as_a_dative():
+    # She sent her the letter . (the parser made "her" the possessor of "letter")
+    doc = parsed("She sent her the letter .".split(), [1, 1, 4, 4, 1, 1],
+                 ["nsubj", "ROOT", "poss", "det", "dobj", "punct"])
+    assert "She" in texts(doc, forbidden_antecedents(doc, 2, 3))
+    # She sent her letter . (no article: a possessor, bound by nothing)
+    doc = parsed("She sent her letter .".split(), [1, 1, 3, 1, 1], ["nsubj", "ROOT", "poss", "dobj", "punct"])
+    assert forbidden_antecedents(doc, 2, 3) == []
+    # the repair off (an ablation): the misparse stands
+    doc = parsed("She sent her the letter .".split(), [1, 1, 4, 4, 1, 1],
+                 ["nsubj", "ROOT", "poss", "det", "dobj", "punct"])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(syntax, "REPAIR_DATIVES", False)
+        assert forbidden_antecedents(doc, 2, 3) == []
+
+
+def test_the_reporter_of_a_reported_they_is_the_reporting_verbs_subject():
+    # The gardener said that they would come .
+    doc = parsed("The gardener said that they would come .".split(), [1, 2, 2, 6, 6, 6, 2, 2],
+                 ["det", "nsubj", "ROOT", "mark", "nsubj", "aux", "ccomp", "punct"])
+    assert syntax.reporting_subject(doc, 4, 5) == 1
+    # They said that the gardener would come . (a "they" that reports) / the gardener's own span
+    doc = parsed("They said that the gardener would come .".split(), [1, 1, 6, 4, 6, 6, 1, 1],
+                 ["nsubj", "ROOT", "mark", "det", "nsubj", "aux", "ccomp", "punct"])
+    assert syntax.reporting_subject(doc, 0, 1) == NO_TOKEN and syntax.reporting_subject(doc, 3, 5) == NO_TOKEN
+    # The gardener came because they were free . (an adverbial clause reports nothing)
+    doc = parsed("The gardener came because they were free .".split(), [1, 2, 2, 5, 5, 2, 5, 2],
+                 ["det", "nsubj", "ROOT", "mark", "nsubj", "advcl", "acomp", "punct"])
+    assert syntax.reporting_subject(doc, 4, 5) == NO_TOKEN
+
+
+def test_a_parse_with_fine_tags_only_reads_verbs_by_their_tags():
+    # John talked to him . / She showed her the garden . : a tagger without an attribute ruler sets no POS
+    doc = Doc(VOCAB, words="John talked to him .".split(), heads=[1, 1, 1, 2, 1],
+              deps=["nsubj", "ROOT", "prep", "pobj", "punct"], tags=["NNP", "VBD", "IN", "PRP", "."])
+    assert texts(doc, forbidden_antecedents(doc, 3, 4)) == ["John"]
+    doc = Doc(VOCAB, words="She showed her the garden .".split(), heads=[1, 1, 4, 4, 1, 1],
+              deps=["nsubj", "ROOT", "poss", "det", "dobj", "punct"], tags=["PRP", "VBD", "PRP$", "DT", "NN", "."])
+    assert "She" in texts(doc, forbidden_antecedents(doc, 2, 3))
 
 
 def test_two_subjects_of_one_verb_are_a_misparse_and_bind_nothing():

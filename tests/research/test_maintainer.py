@@ -66,8 +66,13 @@ def test_set_decisions_sets_each_schemes_components_and_refuses_unknown_names(tm
     shipped = spacy.load(spacy_entmem.DEFAULT_PIPELINE)
     assert nlp.get_pipe("pronoun_resolver").cfg["threshold"] == shipped.get_pipe(
         "pronoun_resolver").cfg["threshold"]  # what was not named stays
-    assert nlp.get_pipe(QUERY_MEMORY).cfg == shipped.get_pipe(QUERY_MEMORY).cfg  # the resolver's memory keeps its own
     assert not (tmp_path / "pipeline.staging").exists()
+    from ..pipeline.test_pronoun_resolver import annotating_with_another_memory
+
+    target = annotating_with_another_memory(tmp_path / "split")  # the resolver reads a memory of its own
+    result = CliRunner().invoke(maintainer_app, ["set-decisions", "entity_threshold=0.4", "--target", str(target)])
+    assert result.exit_code == 0, result.output
+    assert spacy.load(target).get_pipe(QUERY_MEMORY).cfg["entity_threshold"] != 0.4  # it keeps its own
     result = CliRunner().invoke(maintainer_app, ["set-decisions", "entity_threshold=0.3", "new_entity_bias=1.2",
                                                  "--resolver-memory", "--target", str(target)])
     assert result.exit_code == 0, result.output
@@ -118,14 +123,31 @@ def test_queries_pipeline_saves_the_resolvers_memory_as_the_running_one(tmp_path
     from spacy_entmem.pipeline.pronoun_resolver import resolve_pronoun
 
     from ..pipeline.test_pronoun_features import TEXT, chars
+    from ..pipeline.test_pronoun_resolver import annotating_with_another_memory
 
+    split = annotating_with_another_memory(tmp_path / "split")
     output = tmp_path / "queries"
-    result = CliRunner().invoke(maintainer_app, ["queries-pipeline", str(output)])
+    result = CliRunner().invoke(maintainer_app, ["queries-pipeline", str(output), "--source", str(split)])
     assert result.exit_code == 0, result.output
-    saved, shipped = spacy.load(output), spacy.load(spacy_entmem.DEFAULT_PIPELINE)
+    saved, source = spacy.load(output), spacy.load(split)
     assert QUERY_MEMORY not in saved.component_names and "entity_memory" in saved.pipe_names
     assert saved.get_pipe("pronoun_resolver").cfg["memory"] == "entity_memory"  # the config says so too
-    assert (output / "entity_memory" / "model").read_bytes() == (
-        spacy_entmem.DEFAULT_PIPELINE / QUERY_MEMORY / "model").read_bytes()
+    assert (output / "entity_memory" / "model").read_bytes() == (split / QUERY_MEMORY / "model").read_bytes()
     query = chars("his"), chars("Alan Turing"), chars("Joan Clarke")
-    assert resolve_pronoun(saved, TEXT, *query) == resolve_pronoun(shipped, TEXT, *query)
+    assert resolve_pronoun(saved, TEXT, *query) == resolve_pronoun(source, TEXT, *query)
+
+
+def test_one_memory_removes_the_resolvers_own_memory_and_refuses_a_pipeline_with_one_already(tmp_path):
+    from spacy_entmem.pipeline.mention_schemes import QUERY_MEMORY
+
+    from ..pipeline.test_pronoun_resolver import annotating_with_another_memory
+
+    target = annotating_with_another_memory(tmp_path / "split")
+    result = CliRunner().invoke(maintainer_app, ["one-memory", "--target", str(target)])
+    assert result.exit_code == 0, result.output
+    nlp = spacy.load(target)
+    assert QUERY_MEMORY not in nlp.component_names
+    assert nlp.get_pipe("pronoun_resolver").cfg["memory"] == "entity_memory"
+    assert Config().from_disk(target / "config.cfg")["components"]["pronoun_resolver"]["memory"] == "entity_memory"
+    result = CliRunner().invoke(maintainer_app, ["one-memory", "--target", str(target)])  # nothing left to remove
+    assert result.exit_code == 1 and "no pronoun_resolver with a memory of its own" in " ".join(result.output.split())

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, List, Optional
 import numpy
 import torch
 
-from .mention_memory import IGNORE, CellState, decide, entity_of_step, join_where_free
+from .mention_memory import IGNORE, CellState, decide, entity_of_step, follower_steps, join_where_free
 from .outputs import MemoryOutput, token_mask
 
 if TYPE_CHECKING:
@@ -93,6 +93,7 @@ def read_memory_beam(memory: "MentionMemory", g: torch.Tensor, sim_token: torch.
     history: List[BeamStep] = []
     leaders = memory.leader_steps(spans, attrs)
     leaders = leaders[doc] if leaders is not None else None  # (R, M), as each reading's document
+    followers = follower_steps(leaders)
     step_entity = numpy.full((R, M), -1) if leaders is not None else None  # per reading, as the greedy loop's
     for t in range(M):
         g_t, sim_t = g[:, t].index_select(0, doc_t), sim_token[:, t].index_select(0, doc_t)
@@ -107,9 +108,10 @@ def read_memory_beam(memory: "MentionMemory", g: torch.Tensor, sim_token: torch.
         if memory.narrator_continuity:
             narrator = state.narrator_cell(attrs_t, active[:, t])
             forced = join_where_free(None, narrator)
-        if leaders is not None and (leaders[:, t] >= 0).any():
-            forced = join_where_free(forced, memory.leader_cells(state, leaders[:, t], t, step_entity, attrs, spans,
-                                                                 disagree, docs=doc))
+        if leaders is not None and memory.follows_at(leaders, followers, t):
+            forced = join_where_free(forced, memory.leader_cells(
+                state, leaders[:, t], t, step_entity, attrs, spans, disagree, docs=doc,
+                follower_t=None if followers is None else followers[:, t]))
         holder = memory.name_holders(state, attrs_t, spans_t[:, 0], active[:, t], disagree)
         holder = memory.binder_holders(state, attrs_t, active[:, t], disagree, holder)
         scores = step_scores(memory, log_p, state, disagree, forced, active[:, t], holder)

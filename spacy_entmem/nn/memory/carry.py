@@ -18,11 +18,11 @@ import numpy
 
 # the per-cell arrays of ``CellState`` (row b of each is one document's)
 CELL_ARRAYS = ("entity", "usage", "last_end", "count", "gender", "number", "last_pronoun", "last_quoted", "proper",
-               "inanimate", "temporal", "untimed", "narrator", "noun_numbers")
+               "inanimate", "temporal", "untimed", "narrator", "noun_numbers", "person_noun")
 # the per-cell sets of ``CellState`` (``strings``: ("n" / "h", id); ``persons``: (turn, person))
 CELL_SETS = ("strings", "names", "roots", "persons")
 PAST_TURN = -2  # the turn of every person mention of an earlier text: never a current turn (those are >= 0)
-FORMAT = 1  # bump when the fields change: ``from_dict`` refuses other formats
+FORMAT = 2  # bump when the fields change: ``from_dict`` refuses other formats
 
 
 @dataclass
@@ -85,7 +85,8 @@ class CarriedMemory:
                    int(data.get("texts_read", 0)), int(data.get("tokens_read", 0)), dict(data.get("extra", {})))
 
 
-_DTYPES = {"usage": "float64", "inanimate": bool, "temporal": bool, "untimed": bool, "narrator": "int64"}
+_DTYPES = {"usage": "float64", "inanimate": bool, "temporal": bool, "untimed": bool, "narrator": "int64",
+           "person_noun": bool}
 
 
 def _plain(value):

@@ -48,12 +48,12 @@ NOT_A_MENTION, UNKNOWN, SOME_OTHER_ENTITY = -1, -2, -3
 ATTRIBUTE_FIELDS = ("norm", "head", "pronoun", "gender", "number", "quoted", "proper", "inanimate", "noun_number",
                     "bound_end", "titled", "name_word_1", "name_word_2", "name_word_3", "speaker_start",
                     "speaker_end", "apposed_start", "apposed_end", "root", "binder") + tuple(
-                        f"forbidden_{k}" for k in range(1, 5)) + ("person", "turn", "voice")
+                        f"forbidden_{k}" for k in range(1, 5)) + ("person", "turn", "voice", "reporter")
 NORM, HEAD, PRONOUN, GENDER, NUMBER, QUOTED, PROPER, INANIMATE, NOUN_NUMBER, BOUND_END, TITLED = range(11)
 NAME_WORDS = slice(TITLED + 1, TITLED + 4)
 N_NAME_WORDS = NAME_WORDS.stop - NAME_WORDS.start
-# (speaker_start, speaker_end: for a quoted I / me / my, the candidate span its quotation is attributed to,
-# ``pipeline.speakers``; -1, -1 otherwise)
+# (speaker_start, speaker_end: for a quoted I / me / my, the candidate span its quotation is attributed to; for
+# a quoted you / your, the span it is addressed to, ``pipeline.speakers``; -1, -1 otherwise)
 SPEAKER = slice(NAME_WORDS.stop, NAME_WORDS.stop + 2)
 # (apposed_start, apposed_end: for a name right after a nominal candidate in apposition with it, "her sister
 # Jane", that nominal's span, ``pipeline.mention_attributes.apposed_nominals``; -1, -1 otherwise)
@@ -69,13 +69,18 @@ PERSON, TURN = FORBIDDEN.stop, FORBIDDEN.stop + 1
 # (``Doc._.speaker``, a dialogue read turn by turn); read for unquoted I / me / my only. Such an I also carries
 # its speaker's name words in NAME_WORDS, so a later mention of the speaker's name joins it)
 VOICE = TURN + 1
+# (reporter: for a "they" that is the subject of a reported clause, the root token of the reporting verb's
+# subject, "The gardener said that they …", ``pipeline.syntax.reporting_subject``; -1 otherwise)
+REPORTER = VOICE + 1
 # no string, not a pronoun, nothing known
 PADDING_ATTRIBUTES = (-1, -1, 0, 0, 0, 0, 0, 0, 0, -1, 0) + (-1,) * N_NAME_WORDS + (-1, -1, -1, -1) + (
-    -1, -1) + (-1,) * (FORBIDDEN.stop - FORBIDDEN.start) + (0, -1, 0)
+    -1, -1) + (-1,) * (FORBIDDEN.stop - FORBIDDEN.start) + (0, -1, 0, -1)
 TIME_EXPRESSION = 2  # the INANIMATE value of a time expression (``pipeline.syntax.TIME``; 1: a thing or a place)
+PERSON_NOUN = -1  # the INANIMATE value of a nominal headed by a noun for people ("the gardener"; head-kind lexicon)
 PERSONAL_GENDERS = (1, 2)  # masculine, feminine (mention_attributes.MASCULINE / FEMININE)
 N_PRONOUN_CLASSES = 8  # pronoun classes 1..7 (0: not a pronoun)
 FIRST_SINGULAR = 1  # the pronoun class of "i me my mine myself" (mention_attributes.PRONOUN_CLASS)
+SECOND_PERSON = 3  # the pronoun class of "you your yours yourself"
 THIRD_PERSON = (4, 5, 6, 7)  # the classes of he / she / it / they (mention_attributes.PRONOUN_CLASS)
 # membership as lookup tables indexed by the attribute's value (numpy.isin sorts at every call)
 IS_PERSONAL_GENDER = numpy.isin(numpy.arange(4), PERSONAL_GENDERS)  # genders 0..3 (mention_attributes)
@@ -96,6 +101,16 @@ IT = 6  # the pronoun class of "it its itself"
 # person_agreement also keeps "it" out of every cell holding an I / you (an ablation switches it off:
 # evaluation.grammar_variants)
 IMPERSONAL_IT = True
+# singular "they" (``singular_they``) counts the people near among all people (names, he / she cells) rather
+# than among the genderless singular nominals a writer calls "they"; pairs only with a cell a noun for people
+# heads (``PERSON_NOUN``); and lets the "they" of a reported clause join its reporter's cell whoever else is
+# near (``REPORTER``) (the switches of ablations: evaluation.grammar_variants)
+THEY_AMONG_ALL_PEOPLE = True
+THEY_NEEDS_PERSON_NOUN = True
+REPORTED_THEY = True
+# a speaker or addressee named after its quotation joins the entity its quotation's I or you began
+# (``follower_steps``; an ablation's switch)
+FOLLOW_LATER_LEADERS = True
 SINGULAR_THEY_WINDOW = 40  # tokens back in which a plural entity makes "they" plural
 NUMBER_RULES = ("number_clash", "plural_clash")  # the clash rules about number, relaxed for a singular "they"
 
@@ -128,8 +143,10 @@ def speaking(attrs: numpy.ndarray) -> numpy.ndarray:
 
 def speaker_pronouns(attrs: numpy.ndarray) -> numpy.ndarray:
     """attrs (..., A) → (...) bool: the candidates that are a quoted I / me / my whose quotation has an
-    attributed speaker (``pipeline.speakers``)."""
-    return (attrs[..., PRONOUN] == FIRST_SINGULAR) & (attrs[..., QUOTED] == 1) & (attrs[..., SPEAKER.start] >= 0)
+    attributed speaker, or a quoted you / your whose quotation has an addressee (``pipeline.speakers``; both in
+    the ``SPEAKER`` columns)."""
+    person = (attrs[..., PRONOUN] == FIRST_SINGULAR) | (attrs[..., PRONOUN] == SECOND_PERSON)
+    return person & (attrs[..., QUOTED] == 1) & (attrs[..., SPEAKER.start] >= 0)
 
 
 def apposed_names(attrs: numpy.ndarray) -> numpy.ndarray:
@@ -155,10 +172,28 @@ def speaker_steps(spans: numpy.ndarray, attrs: numpy.ndarray) -> numpy.ndarray:
     return span_steps(spans, attrs, speaker_pronouns(attrs), SPEAKER)
 
 
+def follower_steps(leaders: Optional[numpy.ndarray]) -> Optional[numpy.ndarray]:
+    """(B, M) for each candidate that is the leader of an earlier one (``leader_steps``: the speaker after its
+    quotation's I, "“I am tired,” Robert said"), the first such earlier step; -1 elsewhere; None without leaders
+    or with ``FOLLOW_LATER_LEADERS`` off."""
+    if leaders is None or not FOLLOW_LATER_LEADERS:
+        return None
+    followers = numpy.full(leaders.shape, -1)
+    later = (leaders >= 0) & (leaders > numpy.arange(leaders.shape[1])[None, :])
+    for b, s in zip(*numpy.nonzero(later)):
+        if followers[b, leaders[b, s]] < 0:
+            followers[b, leaders[b, s]] = s
+    return followers if (followers >= 0).any() else None
+
+
+NEW_ENTITY_CELL = -2  # what a rule names instead of a cell where the candidate must begin a new entity
+
+
 def join_where_free(forced: Optional[numpy.ndarray], cells: numpy.ndarray) -> numpy.ndarray:
     """Forced action indices (B,) (or None: none yet) with COREF into ``cells`` (B,) where a rule names a cell
-    (≥ 0) and no action is forced already (an earlier rule's or a k-best list's); -1 where neither."""
-    rule = numpy.where(cells >= 0, 2 + cells, -1)
+    (≥ 0), OVERWRITE where it names ``NEW_ENTITY_CELL``, and no action is forced already (an earlier rule's or
+    a k-best list's); -1 where neither."""
+    rule = numpy.where(cells >= 0, 2 + cells, numpy.where(cells == NEW_ENTITY_CELL, OVERWRITE, -1))
     return rule if forced is None else numpy.where(forced >= 0, forced, rule)
 
 
@@ -200,6 +235,7 @@ class CellState:
         # a time expression joined (INANIMATE == TIME_EXPRESSION); something else joined
         self.temporal = numpy.zeros((batch, n_cells), dtype=bool)
         self.untimed = numpy.zeros((batch, n_cells), dtype=bool)
+        self.person_noun = numpy.zeros((batch, n_cells), dtype=bool)  # a nominal headed by a person noun joined
         # 1 + the voice of the unquoted I / me / my that joined (``VOICE``; 0: none joined)
         self.narrator = numpy.zeros((batch, n_cells), dtype="int64")
         # bit 1: a singular noun heads one of its nominal mentions, bit 2: a plural one (``noun_number``)
@@ -300,6 +336,15 @@ class CellState:
                 holder[b] = cells[0]
         return holder
 
+    def unseen_name(self, attrs: numpy.ndarray) -> numpy.ndarray:
+        """(B,) whether each row's candidate is a name none of whose name words any cell holds (a new name)."""
+        names = attrs[:, NAME_WORDS]
+        unseen = (attrs[:, NORM] >= 0) & (names >= 0).any(axis=1)
+        for b in numpy.flatnonzero(unseen).tolist():
+            words = {word for word in names[b].tolist() if word >= 0}
+            unseen[b] = not any(words & held for i, held in enumerate(self.names[b]) if self.entity[b, i] >= 0)
+        return unseen
+
     def bound(self, attrs: numpy.ndarray, rows: numpy.ndarray, cells: numpy.ndarray) -> numpy.ndarray:
         """(P,) whether the pairs (rows[k], cells[k]) pair an object pronoun with the cell whose last mention is
         its clause's subject ("Cobb allegedly choked her": not Cobb; ``pipeline.binding``)."""
@@ -324,8 +369,12 @@ class CellState:
 
     def single_person(self) -> numpy.ndarray:
         """(B, N) cells that may hold one person a writer calls "they": singular common nouns of no known gender,
-        no thing, no name ("a gardener", "the witness"; not "Winterbourne", not a cell "he" has joined)."""
+        no thing, no name ("a gardener", "the witness"; not "Winterbourne", not a cell "he" has joined); with
+        ``THEY_NEEDS_PERSON_NOUN``, only those a noun for people heads (``PERSON_NOUN``: "the gardener", not
+        "the swamp")."""
         singular_noun = (self.noun_numbers == 1) & ~self.inanimate & (self.number != 2)
+        if THEY_NEEDS_PERSON_NOUN:
+            singular_noun &= self.person_noun
         return self.used & singular_noun & (self.proper == 0) & ~IS_PERSONAL_GENDER[self.gender]
 
     def syntax_clash(self, attrs: numpy.ndarray, rows: numpy.ndarray, cells: numpy.ndarray) -> numpy.ndarray:
@@ -433,7 +482,7 @@ class CellState:
         self.entity[new_rows, new_cells] = self.next_entity[new_rows]
         self.next_entity[new_rows] += 1
         for field in (self.count, self.gender, self.number, self.proper, self.inanimate, self.narrator,
-                      self.noun_numbers, self.temporal, self.untimed):
+                      self.noun_numbers, self.temporal, self.untimed, self.person_noun):
             field[new_rows, new_cells] = 0
         for b, i in zip(new_rows.tolist(), new_cells.tolist()):
             for key in self.strings[b][i]:
@@ -463,6 +512,7 @@ class CellState:
         self.inanimate[rows, cells] |= attrs[:, INANIMATE] > 0
         self.temporal[rows, cells] |= attrs[:, INANIMATE] == TIME_EXPRESSION
         self.untimed[rows, cells] |= attrs[:, INANIMATE] != TIME_EXPRESSION
+        self.person_noun[rows, cells] |= attrs[:, INANIMATE] == PERSON_NOUN
         self.narrator[rows, cells] = numpy.where(narrator_pronouns(attrs), attrs[:, VOICE] + 1,
                                                  self.narrator[rows, cells])
         self.noun_numbers[rows, cells] |= attrs[:, NOUN_NUMBER]
@@ -735,6 +785,7 @@ class MentionMemory(nn.Module):
         partial = numpy.zeros(B, dtype=bool) if partial is None else partial
         n_supervised = 0
         leaders = self.leader_steps(spans, attrs) if clusters is None else None
+        followers = follower_steps(leaders)
         # the entity each step's candidate joined or began (-1: ignored), for the speaker and apposition rules
         step_entity = numpy.full((B, M), -1) if leaders is not None else None
         for t in range(M):
@@ -756,9 +807,10 @@ class MentionMemory(nn.Module):
                     narrator = state.narrator_cell(attrs[:, t], active[:, t])
                     if (narrator >= 0).any():
                         forced = join_where_free(forced, narrator)
-                if leaders is not None and (leaders[:, t] >= 0).any():
-                    forced = join_where_free(
-                        forced, self.leader_cells(state, leaders[:, t], t, step_entity, attrs, spans, disagree))
+                if leaders is not None and self.follows_at(leaders, followers, t):
+                    forced = join_where_free(forced, self.leader_cells(
+                        state, leaders[:, t], t, step_entity, attrs, spans, disagree,
+                        follower_t=None if followers is None else followers[:, t]))
                 holder = self.name_holders(state, attrs[:, t], spans[:, t, 0], active[:, t], disagree)
                 holder = self.binder_holders(state, attrs[:, t], active[:, t], disagree, holder)
                 decision = self._greedy(log_p.detach(), state, disagree, forced, holder)
@@ -814,16 +866,25 @@ class MentionMemory(nn.Module):
         decision changes, the logged probabilities do not."""
         return choose(self.decision_scores(log_p, disagree, holder=holder), state, forced)
 
+    @staticmethod
+    def follows_at(leaders: numpy.ndarray, followers: Optional[numpy.ndarray], t: int) -> bool:
+        """Whether a candidate at step ``t`` has a leader or an earlier follower (``follower_steps``)."""
+        return bool((leaders[:, t] >= 0).any() or (followers is not None and (followers[:, t] >= 0).any()))
+
     def leader_cells(self, state: CellState, leader_t: numpy.ndarray, t: int, step_entity: numpy.ndarray,
                      attrs: numpy.ndarray, spans: numpy.ndarray, disagree: Optional[numpy.ndarray],
-                     docs: Optional[numpy.ndarray] = None) -> numpy.ndarray:
+                     docs: Optional[numpy.ndarray] = None,
+                     follower_t: Optional[numpy.ndarray] = None) -> numpy.ndarray:
         """(R,) the cell the candidate at step ``t`` joins by following its leader's step ``leader_t`` (R,)
         (``leader_steps``: a quoted I's speaker, an apposed name's nominal), else -1, for R readings (the
         documents' own, or a beam's: ``docs`` (R,) the document of each reading, whose rows of ``attrs`` /
         ``spans`` it reads; ``step_entity`` (R, M) is the readings' own). A leader read before: the cell that
         still holds the entity that candidate joined (-1 if it was ignored or its entity evicted); read later
-        ("…," said Harry): the one cell that holds the speaker's name (``CellState.name_holder``), none for a
-        pronoun or a new name. Cells in ``disagree`` are never joined."""
+        ("…," said Harry): the one cell that holds the speaker's name (``CellState.name_holder``), a new entity
+        (``NEW_ENTITY_CELL``) for a new name, none for a pronoun. A candidate with a follower (``follower_t`` (R,), the step of an earlier I whose
+        speaker it is) and no leader's cell joins the cell that holds the entity that I began, if it began one.
+        Cells in
+        ``disagree`` are never joined."""
         readings = numpy.arange(len(leader_t))
         docs = readings if docs is None else docs
         steps = numpy.clip(leader_t, 0, None)
@@ -834,6 +895,17 @@ class MentionMemory(nn.Module):
         if later.any():
             named = state.name_holder(attrs[docs, steps], spans[docs, steps, 0], later)
             cells = numpy.where(later, named, cells)
+            if FOLLOW_LATER_LEADERS:  # a new name speaks: its I begins the entity the name then joins
+                cells = numpy.where(later & (named < 0) & state.unseen_name(attrs[docs, steps]), NEW_ENTITY_CELL,
+                                    cells)
+        if follower_t is not None and (follower_t >= 0).any():
+            steps = numpy.clip(follower_t, 0, None)
+            first = step_entity[readings, steps]
+            # only an entity the I began (an I that joined an earlier cell may have joined the wrong one)
+            began = ~((step_entity == first[:, None]) & (numpy.arange(step_entity.shape[1]) < steps[:, None])).any(1)
+            entity = numpy.where((follower_t >= 0) & began, first, -1)
+            holds = (state.entity == entity[:, None]) & (entity[:, None] >= 0)
+            cells = numpy.where(cells >= 0, cells, numpy.where(holds.any(axis=1), holds.argmax(axis=1), -1))
         return joinable(cells, disagree)
 
     def leader_steps(self, spans: numpy.ndarray, attrs: numpy.ndarray) -> Optional[numpy.ndarray]:
@@ -941,13 +1013,25 @@ class MentionMemory(nn.Module):
     def singular_they_pairs(self, state: CellState, attrs_t: numpy.ndarray, starts_t: numpy.ndarray,
                             rows: numpy.ndarray, cells: numpy.ndarray) -> numpy.ndarray:
         """(P,) with ``singular_they``, the (candidate, cell) pairs where a "they" far from any plural entity
-        meets a cell of one person: number agreement does not apply to them ("The gardener said that they would
-        come"); all false without the rule."""
+        meets a cell of one person (``CellState.single_person``) and either that person is the only one near ("A
+        pilot called this morning. They wanted …") or the "they" is the subject of a clause that person reports
+        ("The gardener said that they would come", ``REPORTER``): number agreement does not apply to them; all
+        false without the rule."""
         they = attrs_t[:, PRONOUN] == THEY
         if not self.singular_they or not they[rows].any():  # most steps: no "they" to read the cells for
             return numpy.zeros(len(rows), dtype=bool)
-        they = they & ~state.plural_near(starts_t) & (state.people_near(starts_t) == 1)
-        return they[rows] & state.single_person()[rows, cells]
+        single = state.single_person()
+        they = they & ~state.plural_near(starts_t)
+        if THEY_AMONG_ALL_PEOPLE:
+            alone = state.people_near(starts_t) == 1
+        else:
+            alone = (single & state.recently_mentioned(starts_t)).sum(axis=1) == 1
+        pairs = they[rows] & single[rows, cells]
+        allowed = pairs & alone[rows]
+        if REPORTED_THEY:
+            for k in numpy.flatnonzero(pairs & ~allowed & (attrs_t[rows, REPORTER] >= 0)).tolist():
+                allowed[k] = int(attrs_t[rows[k], REPORTER]) in state.roots[rows[k]][cells[k]]
+        return allowed
 
     def _update(self, memory: torch.Tensor, memory_part: torch.Tensor, g_t: torch.Tensor, decision: Decision,
                 active: numpy.ndarray) -> Tuple[torch.Tensor, torch.Tensor]:

@@ -5,8 +5,10 @@ import pytest
 import torch
 
 from spacy_entmem.pipeline.memory_log import step_entities
+from spacy_entmem.nn.memory import mention_memory
 from spacy_entmem.nn.memory.mention_memory import (
-    ATTRIBUTE_FIELDS, COREF, IGNORE, OVERWRITE, PADDING_ATTRIBUTES, CellState, MentionMemory, action_loss,
+    ATTRIBUTE_FIELDS, COREF, IGNORE, OVERWRITE, PADDING_ATTRIBUTES, PERSON_NOUN, THEY, CellState,
+    MentionMemory, action_loss,
 )
 
 
@@ -619,16 +621,26 @@ def _rule_memory(n_cells, beam_width):
     return memory
 
 
+def _quoted(pronoun_class, span):
+    """A quoted pronoun (class 1: I, 3: you) whose quotation's speaker (for I) or addressee (for you) is the
+    candidate span ``span``."""
+    return (-1, -1, pronoun_class, 0, int(pronoun_class == 1), 1, 0, 0, 0, -1, 0, -1, -1, -1) + tuple(span)
+
+
 def _speaking_i(speaker):
-    """A quoted I whose quotation is attributed to the candidate span ``speaker``."""
-    return (-1, -1, 1, 0, 1, 1, 0, 0, 0, -1, 0, -1, -1, -1) + tuple(speaker)
+    return _quoted(1, speaker)
+
+
+def _name(norm, word):
+    """A one-word name: its norm, head and first name word ``word``."""
+    return (norm, word, 0, 0, 0, 0, 1, 0, 0, -1, 0, word, -1, -1)
 
 
 @pytest.mark.parametrize("beam_width", [1, 3])  # greedy reading and beam search
 def test_speaker_continuity_joins_a_quoted_i_to_its_speaker_read_before_or_named_after(beam_width):
     memory = _rule_memory(5, beam_width)
     X, lengths, spans, n = _inputs(m=6, t=24)  # candidate k spans [2k, 2k + 1)
-    harry, ron = (0, 10, 0, 0, 0, 0, 1, 0, 0, -1, 0, 10, -1, -1), (1, 11, 0, 0, 0, 0, 1, 0, 0, -1, 0, 11, -1, -1)
+    harry, ron = _name(0, 10), _name(1, 11)
     # Harry, Ron, "I" (… said Harry: candidate 4), "me" (Ron said, …: candidate 1), Harry, "I" (speaker no candidate)
     attrs = _attributes([harry, ron, _speaking_i((8, 9)), _speaking_i((2, 3)), harry, _speaking_i((20, 21))])
     with torch.no_grad():
@@ -638,6 +650,25 @@ def test_speaker_continuity_joins_a_quoted_i_to_its_speaker_read_before_or_named
     assert ruled.actions.tolist() == [[OVERWRITE, OVERWRITE, COREF, COREF, OVERWRITE, OVERWRITE]]
     cells = ruled.cells.tolist()[0]
     assert cells[2] == cells[0] and cells[3] == cells[1]  # Harry's cell by his name, Ron's by his step
+
+
+@pytest.mark.parametrize("beam_width", [1, 3])  # greedy reading and beam search
+def test_a_speaker_named_after_the_quotation_joins_the_entity_its_i_began_and_you_joins_the_addressee(beam_width):
+    memory = _rule_memory(5, beam_width)
+    X, lengths, spans, n = _inputs(m=4, t=16)  # candidate k spans [2k, 2k + 1)
+    # “I …,” Robert told Sarah. “You …,” (Sarah replied): the I's speaker is Robert, named after it; the you's
+    # addressee is Robert
+    attrs = _attributes([_speaking_i((2, 3)), _name(0, 10), _name(1, 11), _quoted(3, (2, 3))])
+    memory.speaker_continuity = True
+    with torch.no_grad():
+        ruled = memory(X, lengths, spans, n, attrs)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(mention_memory, "FOLLOW_LATER_LEADERS", False)
+            unfollowed = memory(X, lengths, spans, n, attrs)
+    assert ruled.actions.tolist() == [[OVERWRITE, COREF, OVERWRITE, COREF]]
+    cells = ruled.cells.tolist()[0]
+    assert cells[1] == cells[0] == cells[3] != cells[2]  # I, Robert and you one entity; Sarah another
+    assert unfollowed.actions.tolist()[0][1] == OVERWRITE  # without the rule Robert is a new entity
 
 
 def _apposed_name(norm, nominal, gender=0):
@@ -730,3 +761,43 @@ def test_it_never_joins_a_cell_holding_a_speaker_or_an_addressee():
     state = _state_with(_columns(person=1, turn=0), _columns(person=0, turn=0))  # "I", "the bakery"
     it = _columns(pronoun=6, turn=3)  # another turn: still not the speaker
     assert state.person_clash(it, numpy.array([0, 0]), numpy.array([0, 1])).tolist() == [True, False]
+
+
+def _named_row(**columns):
+    """One candidate's attributes: padding but the named columns (``ATTRIBUTE_FIELDS`` names)."""
+    row = list(PADDING_ATTRIBUTES)
+    for name, value in columns.items():
+        row[ATTRIBUTE_FIELDS.index(name)] = value
+    return tuple(row)
+
+
+GARDENER = _named_row(norm=1, head=1, inanimate=PERSON_NOUN, noun_number=1, root=3)  # "the gardener"
+SWAMP = _named_row(norm=2, head=2, noun_number=1, root=3)  # "the swamp": no noun for people
+MARIA = _named_row(norm=3, head=3, gender=2, proper=1, noun_number=1, root=1)  # a feminine name
+
+
+def _they(reporter=-1):
+    return _named_row(pronoun=THEY, number=2, root=9, reporter=reporter)
+
+
+@pytest.mark.parametrize("rows, allowed, reported_allowed", [
+    ([GARDENER, _they()], True, True),  # the one person near: "A gardener called. They …"
+    ([SWAMP, _they()], False, False),  # not a person
+    ([MARIA, GARDENER, _they()], False, False),  # two people near, and no reported clause
+    ([MARIA, GARDENER, _they(reporter=3)], False, True),  # "Maria hired a gardener. The gardener said that they …"
+    ([MARIA, SWAMP, _they(reporter=3)], False, False),  # the reporter is no person
+    ([MARIA, GARDENER, _they(reporter=7)], False, False),  # reported by someone this cell does not hold
+])
+def test_singular_they_lifts_number_agreement_for_one_person_or_the_one_it_is_reported_by(
+        rows, allowed, reported_allowed):
+    torch.manual_seed(0)
+    memory = MentionMemory(input_width=6, hidden_width=8, n_cells=4, mlp_width=8, dropout=0.0, feature_width=4)
+    memory.noun_number_agreement = True
+    attrs = _attributes(rows)
+    person_cell = len(rows) - 2  # the cell the noun before "they" took
+    assert _disagreements(memory, attrs)[-1][0][person_cell] is True  # noun number agreement alone: never
+    memory.singular_they = True
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(mention_memory, "REPORTED_THEY", False)
+        assert _disagreements(memory, attrs)[-1][0][person_cell] is (not allowed)
+    assert _disagreements(memory, attrs)[-1][0][person_cell] is (not reported_allowed)
