@@ -220,7 +220,8 @@ def _syntax_and_turn_columns(doc: Doc, spans: List[Tuple[int, int]], quoted: Lis
     turns, persons = read_turns(texts, quoted, quotes, spans)
     kinds = [syntax.place_or_time(doc, start, end, columns[0]) if things else syntax.NOT_A_THING
              for columns, (start, end) in zip(binding, spans)]
-    reporters = [syntax.reporting_subject(doc, start, end) for start, end in spans]
+    reporters = [syntax.reporting_subject(doc, start, end) if end - start == 1 and texts[start].lower() == "they"
+                 else syntax.NO_TOKEN for start, end in spans]  # (only a "they" has one: no Token made for the rest)
     return [columns + (person, turns[start] if start < len(turns) else -1)
             for columns, person, (start, _) in zip(binding, persons, spans)], kinds, reporters
 
