@@ -307,7 +307,12 @@ def test_a_quoted_i_joins_its_attributed_speaker_with_the_shipped_pipeline():
     on = spacy_entmem.load_default()(text)
     harry = [c for c in on._.coref_clusters if "Harry" in [s.text for s in c]]
     assert harry and {"I", "My", "me"} <= {s.text for s in harry[0]}, on._.coref_clusters
-    off = spacy_entmem.load_default(config={"components": {"entity_memory": {"speaker_continuity": False}}})(text)
+    from spacy_entmem.pipeline import mention_attributes
+
+    off_nlp = spacy_entmem.load_default(config={"components": {"entity_memory": {"speaker_continuity": False}}})
+    with pytest.MonkeyPatch.context() as patch:  # and the quoted I without its speaker's gender
+        patch.setattr(mention_attributes, "SPEAKER_GENDERS", False)
+        off = off_nlp(text)
     assert any({"she", "I"} <= {s.text for s in c} for c in off._.coref_clusters), off._.coref_clusters
 
 

@@ -17,7 +17,7 @@ from ..nn.memory.mention_memory import (ATTRIBUTE_FIELDS, FIRST_SINGULAR, N_NAME
                                         TIME_EXPRESSION)
 from .binding import bound_subject_end
 from .sentences import SENTENCE_FINAL
-from .speakers import OPENING_QUOTES, TOGGLING_QUOTES, candidate_speakers, read_quotations
+from .speakers import NO_SPEAKER, OPENING_QUOTES, TOGGLING_QUOTES, candidate_speakers, read_quotations
 
 UNKNOWN, MASCULINE, FEMININE, NEUTER = 0, 1, 2, 3
 SINGULAR, PLURAL = 1, 2
@@ -68,6 +68,8 @@ SINGULAR_NOUN_TAG = hash_string("NN")
 NO_NOMINAL = (-1, -1)
 NO_NAME_WORDS = (-1,) * N_NAME_WORDS
 NARRATOR_VOICE = 0  # the voice of a text with no speaker named (``mention_memory.VOICE``)
+# whether a quoted I / you takes the gender of its speaker / addressee (``speaker_gender``; an ablation's switch)
+SPEAKER_GENDERS = True
 
 
 STRING_ID_MASK = (1 << 62) - 1  # ids stay non-negative int64 (-1: no string)
@@ -112,6 +114,20 @@ def cue_gender(words: List[str], cased: Optional[List[bool]] = None,
             continue
         return GENDER_OF_WORD[word]
     return UNKNOWN
+
+
+def speaker_gender(words: List[str], capitalised: List[bool], name_genders: Optional[Dict[str, int]]) -> int:
+    """The gender of a quotation's speaker or addressee span (lowercased words, whether each is capitalised):
+    a he / she, an honorific or kinship cue ("Mrs. Hale", "her mother"), else a given name the lexicon knows;
+    UNKNOWN otherwise. A quoted I / you takes it (``SPEAKER_GENDERS``), so gender agreement keeps '“I know,” he
+    answered' out of a feminine cell."""
+    if len(words) == 1 and words[0] in PRONOUNS:
+        gender = PRONOUNS[words[0]][2]
+        return gender if gender in (MASCULINE, FEMININE) else UNKNOWN
+    gender = cue_gender(words, capitalised, name_genders or frozenset())
+    if not gender and name_genders:
+        gender = name_genders.get(given_name(words, capitalised), UNKNOWN)
+    return gender if gender in (MASCULINE, FEMININE) else UNKNOWN
 
 
 def given_name(words: List[str], capitalised: List[bool]) -> str:
@@ -282,6 +298,9 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
         pronoun = PRONOUN_CLASS.get(words[0], 0) if len(words) == 1 else 0
         if pronoun:
             _, number, gender = PRONOUNS[words[0]]
+            if SPEAKER_GENDERS and speakers[len(rows)] != NO_SPEAKER and not gender:
+                s0, s1 = speakers[len(rows)]  # a quoted I / you is as its speaker / addressee is
+                gender = speaker_gender(lower[s0:s1], titles[s0:s1], name_genders)
             bound_end = bound_subject_end(lower, tags, start)
             narrating = pronoun == FIRST_SINGULAR and not quoted[start]  # the narrator's or the speaker's I
             rows.append((-1, -1, pronoun, gender, number, int(quoted[start]), 0, 0, UNKNOWN, bound_end, 0)

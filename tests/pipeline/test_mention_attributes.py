@@ -177,3 +177,24 @@ def test_a_quoted_first_person_pronoun_carries_its_quotations_speaker_span():
     spans = [(1, 2), (7, 8), (10, 11), (14, 15), (17, 18)]
     rows = mention_attributes(doc, spans, StringIds())
     assert rows[:, SPEAKER].tolist() == [[7, 8], [-1, -1], [14, 15], [-1, -1], [-1, -1]]  # the unquoted I: none
+
+
+def test_a_quoted_i_or_you_takes_its_speakers_or_addressees_gender():
+    import pytest
+
+    from spacy_entmem.pipeline import mention_attributes as attributes
+
+    doc = spacy.blank("en")('" I know , " he answered . " You are late , " Robert told Mrs. Hale .')
+    #                        0 1 2    3 4 5  6        7 8 9   10  11   12 13 14     15   16   17   18
+    i, you, speaker, addressee = (1, 2), (9, 10), (5, 6), (16, 18)
+    rows = mention_attributes(doc, [i, speaker, you, (14, 15), addressee], StringIds())
+    assert rows[0][GENDER] == MASCULINE  # '"I know," he answered'
+    assert rows[2][GENDER] == FEMININE  # '"You are late," Robert told Mrs. Hale': addressed to Mrs. Hale
+    with pytest.MonkeyPatch.context() as patch:  # the ablation's switch
+        patch.setattr(attributes, "SPEAKER_GENDERS", False)
+        off = mention_attributes(doc, [i, speaker, you, (14, 15), addressee], StringIds())
+    assert off[0][GENDER] == UNKNOWN and off[2][GENDER] == UNKNOWN
+    assert attributes.speaker_gender(["she"], [False], None) == FEMININE
+    assert attributes.speaker_gender(["the", "boy"], [False, False], None) == MASCULINE  # a kinship / age cue
+    assert attributes.speaker_gender(["it"], [False], None) == UNKNOWN
+    assert attributes.speaker_gender(["mary"], [True], {"mary": FEMININE}) == FEMININE
