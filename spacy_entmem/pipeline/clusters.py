@@ -73,8 +73,9 @@ def align_pronoun(doc: Doc, pronoun: TokenRange, referent: Optional[TokenRange],
         for other in others:
             if other != referent and entity_of.get(other) == entity_of[referent]:
                 entity_of[other], next_id = next_id, next_id + 1
+        forbidden = set(forbidden_roots)
         bound = [span for span, entity in entity_of.items() if entity == entity_of[referent]
-                 and span not in (pronoun, referent) and span_root(doc, *span) in set(forbidden_roots)]
+                 and span not in (pronoun, referent) and span_root(doc, *span) in forbidden]
         for span in bound:
             entity_of[span] = next_id
         next_id += bool(bound)

@@ -123,10 +123,10 @@ def speaker_gender(words: List[str], capitalised: List[bool], name_genders: Opti
     answered' out of a feminine cell."""
     if len(words) == 1 and words[0] in PRONOUNS:
         gender = PRONOUNS[words[0]][2]
-        return gender if gender in (MASCULINE, FEMININE) else UNKNOWN
-    gender = cue_gender(words, capitalised, name_genders or frozenset())
-    if not gender and name_genders:
-        gender = name_genders.get(given_name(words, capitalised), UNKNOWN)
+    else:
+        gender = cue_gender(words, capitalised, name_genders or frozenset())
+        if not gender and name_genders:
+            gender = name_genders.get(given_name(words, capitalised), UNKNOWN)
     return gender if gender in (MASCULINE, FEMININE) else UNKNOWN
 
 

@@ -337,7 +337,8 @@ def answer_query(nlp: Language, text: str, pronoun: Tuple[int, int], a: Tuple[in
     key = query_key or component.cfg["query_key"]
     doc.spans[key] = SpanGroup(doc, name=key, spans=[Span(doc, *span, label=label) for span, label in
                                                       ((a_range, "A"), (b_range, "B"), (p, "PRONOUN"))])
-    component.answer(doc, doc.spans[key], p, a_range, b_range, probabilities=component.resolve(doc, p, a_range, b_range))
+    probabilities = component.resolve(doc, p, a_range, b_range)
+    component.answer(doc, doc.spans[key], p, a_range, b_range, probabilities=probabilities)
     return doc
 
 

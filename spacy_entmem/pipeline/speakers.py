@@ -24,11 +24,11 @@ SPEECH_VERBS = frozenset(
 TELLING_VERBS = frozenset("told tells tell warned warns reminded reminds assured assures promised promises".split())
 # whether the verbs of telling attribute quotations (an ablation's switch: evaluation.grammar_variants)
 TELLING_ATTRIBUTES = True
-ATTRIBUTION_GAP = {",", ":"}
+ATTRIBUTION_GAP = {",", ":"}  # what may stand between a quotation mark and its attribution
 # a quotation answers the one before it (its addressee is that one's speaker) if it opens at most this many
 # tokens after that one closed, and whether quotations have addressees at all (an ablation's switch)
 EXCHANGE_GAP = 40
-ADDRESSEES = True  # what may stand between a quotation mark and its attribution
+ADDRESSEES = True
 
 
 def read_quotations(lower: Sequence[str]) -> Tuple[List[bool], List[Span]]:
@@ -69,11 +69,30 @@ def _longest(spans: List[Span]) -> Optional[Span]:
     return max(spans, key=lambda span: span[1] - span[0]) if spans else None
 
 
-def _after(lower: Sequence[str], close: int, by_start: Dict[int, List[Span]]) -> Tuple[Optional[Span], int]:
-    """The speaker of an attribution right after a quotation's closing mark, and where the attribution ends."""
+def _candidates_by_edge(lower: Sequence[str], candidates: Sequence[Span]
+                        ) -> Tuple[Dict[int, List[Span]], Dict[int, List[Span]]]:
+    """The candidates that may name a speaker or addressee, by their start and by their end: not those holding a
+    quotation mark (a candidate across one, "I. “ Father Flynn", names no speaker)."""
+    by_start: Dict[int, List[Span]] = {}
+    by_end: Dict[int, List[Span]] = {}
+    for span in candidates:
+        if not any(word in QUOTATION_MARKS for word in lower[span[0]:span[1]]):
+            by_start.setdefault(span[0], []).append(span)
+            by_end.setdefault(span[1], []).append(span)
+    return by_start, by_end
+
+
+def _attribution_start(lower: Sequence[str], close: int) -> int:
+    """The first token of what follows a quotation's closing mark past a comma or colon."""
     k = close + 1
     while k < len(lower) and lower[k] in ATTRIBUTION_GAP:
         k += 1
+    return k
+
+
+def _after(lower: Sequence[str], close: int, by_start: Dict[int, List[Span]]) -> Tuple[Optional[Span], int]:
+    """The speaker of an attribution right after a quotation's closing mark, and where the attribution ends."""
+    k = _attribution_start(lower, close)
     if k < len(lower) and lower[k] in SPEECH_VERBS:  # "…," said Harry
         speaker = _longest(by_start.get(k + 1, []))
         return speaker, speaker[1] if speaker else -1
@@ -104,13 +123,7 @@ def quotation_speakers(lower: Sequence[str], candidates: Sequence[Span],
                        quotes: Optional[List[Span]] = None) -> List[Optional[Span]]:
     """Per quotation (``quotes``, else ``quotations(lower)``), the candidate span attributed as its speaker, or
     None. Candidates holding a quotation mark are not speakers."""
-    by_start: Dict[int, List[Span]] = {}
-    by_end: Dict[int, List[Span]] = {}
-    for span in candidates:
-        if any(word in QUOTATION_MARKS for word in lower[span[0]:span[1]]):
-            continue  # a candidate across a quotation mark ("I. “ Father Flynn") names no speaker
-        by_start.setdefault(span[0], []).append(span)
-        by_end.setdefault(span[1], []).append(span)
+    by_start, by_end = _candidates_by_edge(lower, candidates)
     speakers: List[Optional[Span]] = []
     continued, continued_at = None, -1  # the last after-attribution's speaker and the token after it
     for opening, close in quotations(lower) if quotes is None else quotes:
@@ -126,9 +139,7 @@ def quotation_speakers(lower: Sequence[str], candidates: Sequence[Span],
 def _told(lower: Sequence[str], close: int, by_start: Dict[int, List[Span]]) -> Optional[Span]:
     """The addressee of an attribution right after a quotation's closing mark with a verb of telling: the
     candidate right after the verb (‘“…,” Harry told Sally’ → Sally)."""
-    k = close + 1
-    while k < len(lower) and lower[k] in ATTRIBUTION_GAP:
-        k += 1
+    k = _attribution_start(lower, close)
     for subject in sorted(by_start.get(k, []), key=lambda span: span[0] - span[1]):  # the longest first
         if subject[1] < len(lower) and lower[subject[1]] in TELLING_VERBS:
             return _longest(by_start.get(subject[1] + 1, []))
@@ -143,10 +154,7 @@ def quotation_addressees(lower: Sequence[str], candidates: Sequence[Span], quote
     (known) speaker. None for all without ``ADDRESSEES``."""
     if not ADDRESSEES:
         return [None] * len(quotes)
-    by_start: Dict[int, List[Span]] = {}
-    for span in candidates:
-        if not any(word in QUOTATION_MARKS for word in lower[span[0]:span[1]]):
-            by_start.setdefault(span[0], []).append(span)
+    by_start, _ = _candidates_by_edge(lower, candidates)
     words = [None if speaker is None else tuple(lower[speaker[0]:speaker[1]]) for speaker in speakers]
     found: List[Optional[Span]] = []
     for q, (opening, close) in enumerate(quotes):

@@ -173,7 +173,7 @@ def forbidden_antecedents(doc: Doc, start: int, end: int, root_index: Optional[i
     root = doc[span_root(doc, start, end) if root_index is None else root_index]
     nominal = end - start > 1 or root.lower_ not in PRONOUNS  # a name or a noun phrase, no lone pronoun
     found: List[Token] = []
-    if end - start == 1 and root.lower_ in PERSONAL and (root.dep_ != "poss" or misread_dative(root) is not None):
+    if end - start == 1 and root.lower_ in PERSONAL:  # a possessor has no predicate (``governing_predicate``)
         predicate = governing_predicate(root) if "B" in ACTIVE_PRINCIPLES else None
         if predicate is not None:
             found.extend(coarguments(predicate, root))

@@ -339,7 +339,8 @@ def add_pronoun_resolver(
                                              "(e.g. development's gender-swapped copy, entmem gap-gender-swap)"),
     rule: List[str] = typer.Option([], help="NAME=JSON, a decision rule of the resolver (gender_agreement, "
                                    "binding_agreement, rule_conditioning, single_answer, syntactic_binding), in "
-                                   "force when its threshold is chosen; unnamed ones stay as in the resolver it replaces, else as the factory's"),
+                                   "force when its threshold is chosen; unnamed ones stay as in the resolver it "
+                                   "replaces, else as the factory's"),
     encoder_layers: Optional[str] = typer.Option(None, help="Comma-separated layers of all-MiniLM-L6-v2 whose span "
                                                  "vectors the head also reads (e.g. 3,4,5; needs the transformers "
                                                  "extra), '' for none; default: as the resolver it replaces, else "
@@ -456,15 +457,14 @@ def one_memory(
     """Let the pronoun resolver read the annotating memory: the memory it read of its own leaves the pipeline,
     so one memory writes the clusters and answers the queries (retrain the resolver's head over it next:
     ``add-pronoun-resolver``); checked, then swapped in."""
+    import re
+
     import spacy
+    import srsly
 
     import spacy_entmem
 
     from ..pipeline.mention_schemes import MEMORY
-    import re
-
-    import srsly
-
     from ..pipeline.pronoun_resolver import query_memory
     from ..training.assembly import set_component_settings
 
@@ -479,7 +479,7 @@ def one_memory(
     nlp.to_disk(staging)
     set_component_settings(staging, {"pronoun_resolver": {"memory": MEMORY}})
     meta = srsly.read_json(staging / "meta.json")
-    described = re.sub(rf",? the memory before it kept as the pronoun resolver's \({own}\)", "",
+    described = re.sub(rf",? the memory before it kept as the pronoun resolver's \({re.escape(own)}\)", "",
                        meta.get("description", ""))
     srsly.write_json(staging / "meta.json", {**meta, "description": f"{described}; the pronoun resolver reads the "
                                              f"annotating memory ({MEMORY})"})

@@ -881,10 +881,9 @@ class MentionMemory(nn.Module):
         ``spans`` it reads; ``step_entity`` (R, M) is the readings' own). A leader read before: the cell that
         still holds the entity that candidate joined (-1 if it was ignored or its entity evicted); read later
         ("…," said Harry): the one cell that holds the speaker's name (``CellState.name_holder``), a new entity
-        (``NEW_ENTITY_CELL``) for a new name, none for a pronoun. A candidate with a follower (``follower_t`` (R,), the step of an earlier I whose
-        speaker it is) and no leader's cell joins the cell that holds the entity that I began, if it began one.
-        Cells in
-        ``disagree`` are never joined."""
+        (``NEW_ENTITY_CELL``) for a new name, none for a pronoun. A candidate with a follower (``follower_t``
+        (R,), the step of an earlier I whose speaker it is) and no leader's cell joins the cell that holds the
+        entity that I began, if it began one. Cells in ``disagree`` are never joined."""
         readings = numpy.arange(len(leader_t))
         docs = readings if docs is None else docs
         steps = numpy.clip(leader_t, 0, None)
@@ -902,7 +901,8 @@ class MentionMemory(nn.Module):
             steps = numpy.clip(follower_t, 0, None)
             first = step_entity[readings, steps]
             # only an entity the I began (an I that joined an earlier cell may have joined the wrong one)
-            began = ~((step_entity == first[:, None]) & (numpy.arange(step_entity.shape[1]) < steps[:, None])).any(1)
+            before = numpy.arange(step_entity.shape[1]) < steps[:, None]
+            began = ~((step_entity == first[:, None]) & before).any(axis=1)
             entity = numpy.where((follower_t >= 0) & began, first, -1)
             holds = (state.entity == entity[:, None]) & (entity[:, None] >= 0)
             cells = numpy.where(cells >= 0, cells, numpy.where(holds.any(axis=1), holds.argmax(axis=1), -1))
