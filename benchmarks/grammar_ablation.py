@@ -3,11 +3,14 @@ the shipped settings, then with one rule off at a time, without the parse's plac
 animacy rule, and without the parser and all of these (the pipeline as it was before them).
 
     python benchmarks/grammar_ablation.py corpus/litbank/dev.spacy corpus/gum/dev.spacy [--output rows.json]
+    python benchmarks/grammar_ablation.py ... --pipeline training/parse_features/pipeline --only "without syntactic"
 """
 import argparse
 import json
 import tempfile
 from pathlib import Path
+
+import spacy
 
 import spacy_entmem
 from spacy_entmem.evaluation.coref_evaluate import evaluate_corpus
@@ -24,8 +27,9 @@ def main() -> None:
     parser.add_argument("corpora", nargs="+", type=Path)
     parser.add_argument("--output", type=Path, default=None)
     parser.add_argument("--only", action="append", default=[], help="run only the variants whose name starts so")
+    parser.add_argument("--pipeline", default=None, help="a pipeline directory (default: the shipped one)")
     args = parser.parse_args()
-    nlp = spacy_entmem.load_default()
+    nlp = spacy.load(args.pipeline) if args.pipeline else spacy_entmem.load_default()
     shipped = [rule for rule in GRAMMAR_RULES if nlp.get_pipe("entity_memory").cfg.get(rule)]
     variants = [("shipped", {})] + [(f"without {rule}", {"rules_off": [rule]}) for rule in shipped]
     switched_off = [("person_agreement without the impersonal it", "impersonal_it"),

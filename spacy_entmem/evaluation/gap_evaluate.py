@@ -61,15 +61,16 @@ def _read_probabilities(rows, predicted, references, resolver: Optional[PronounR
     return gold, probabilities
 
 
-def gap_query_rows(nlp: Language, tsv: Path, batch_size: int = 64, encoder: Optional[SpanEncoder] = None
-                   ) -> Tuple[numpy.ndarray, numpy.ndarray]:
+def gap_query_rows(nlp: Language, tsv: Path, batch_size: int = 64, encoder: Optional[SpanEncoder] = None,
+                   parse_roles: bool = False) -> Tuple[numpy.ndarray, numpy.ndarray]:
     """The pronoun resolver's training rows for a GAP TSV (``pronoun_resolver.query_rows``: A's row, then B's,
     per example) and their 0/1 labels, with the pipeline's memory run as ``entmem gap-evaluate`` runs it."""
     rows, references = _read_tsv(nlp, tsv)
     predicted = _predict_with_annotated_candidates(nlp, rows, references, batch_size)
     features, labels = [], []
     for row, pred, ref in zip(rows, predicted, references):
-        features.append(query_rows(pred, *gap_query_ranges(Example(pred, ref), ref.spans["gap"]), encoder))
+        features.append(query_rows(pred, *gap_query_ranges(Example(pred, ref), ref.spans["gap"]), encoder,
+                                   parse_roles))
         labels.extend((row.a_coref, row.b_coref))
     return numpy.concatenate(features), numpy.array(labels, dtype="float32")
 

@@ -141,6 +141,35 @@ def build_mention_memory(
     """(docs, candidate spans, gold cluster per candidate or None) → token vectors → GRU → a bounded memory
     over candidate mentions that chooses IGNORE / OVERWRITE / COREF cell i at every step, trained with
     teacher forcing, greedy at inference (see torch_models/mention_memory.py)."""
+    return mention_memory_model(tok2vec, hidden_width, n_cells, mlp_width, usage_decay, dropout, max_span_width,
+                                width_embedding, feature_width, parse_features=False)
+
+
+@registry.architectures("spacy_entmem.MentionMemory.v2")
+def build_mention_memory_v2(
+    tok2vec: Model[List[Doc], List[Floats2d]],
+    hidden_width: int = 200,
+    n_cells: int = 20,
+    mlp_width: int = 200,
+    usage_decay: float = 0.98,
+    dropout: float = 0.3,
+    max_span_width: int = 20,
+    width_embedding: int = 20,
+    feature_width: int = 16,
+    parse_features: bool = True,
+) -> Model[Tuple[List[Doc], List[Ints2d], Optional[List[Ints1d]]], MemoryOutput]:
+    """MentionMemory.v1 that also learns from the dependency parse (``parse_features``): each (candidate, cell)
+    pair's grammatical roles, sentence distance and binding principles as pair features (``PARSE_FEATURE_NAMES``
+    in nn/memory/mention_memory.py; without a parse they are all "not applicable"). A v1 memory's weights load
+    into it with those features' weights at zero (warm start)."""
+    return mention_memory_model(tok2vec, hidden_width, n_cells, mlp_width, usage_decay, dropout, max_span_width,
+                                width_embedding, feature_width, parse_features)
+
+
+def mention_memory_model(tok2vec: Model, hidden_width: int, n_cells: int, mlp_width: int, usage_decay: float,
+                         dropout: float, max_span_width: int, width_embedding: int, feature_width: int,
+                         parse_features: bool) -> Model:
+    """The thinc model of a MentionMemory architecture, its config checked first."""
     problems = validate_mention_memory_config(n_cells, hidden_width, mlp_width, usage_decay, dropout,
                                               max_span_width, width_embedding, feature_width)
     if problems:
@@ -148,7 +177,7 @@ def build_mention_memory(
 
     def build(width: int) -> MentionMemory:
         return MentionMemory(width, hidden_width, n_cells, mlp_width, usage_decay, dropout, max_span_width,
-                             width_embedding, feature_width)
+                             width_embedding, feature_width, parse_features)
 
     return chain(with_mention_attributes(tok2vec), memory_layer(build, n_cells))
 

@@ -169,12 +169,12 @@ def _check_config(prefix: str, mentions_key: str, threshold: float, weights: Los
 
 
 def check_pair_feature_names(names: Iterable[str]) -> None:
-    from ..nn.memory.mention_memory import PAIR_FEATURE_NAMES
+    from ..nn.memory.mention_memory import ALL_FEATURE_NAMES
 
-    unknown = [name for name in names if name not in PAIR_FEATURE_NAMES]
+    unknown = [name for name in names if name not in ALL_FEATURE_NAMES]
     if unknown:
         raise ValueError(f"[spacy-entmem] invalid entity_memory config: disabled_pair_features {unknown} are not "
-                         f"pair features of the mention memory; choose from {list(PAIR_FEATURE_NAMES)}")
+                         f"pair features of the mention memory; choose from {list(ALL_FEATURE_NAMES)}")
 
 
 AGREEMENT_FEATURES = {"gender": "gender agreement", "number": "number agreement"}
@@ -252,11 +252,17 @@ def length_batches(sorted_lengths: Sequence[int], max_docs: int, max_steps: Opti
     return batches
 
 
-def pair_feature_indices(names: Iterable[str]) -> tuple:
-    from ..nn.memory.mention_memory import PAIR_FEATURE_NAMES
+def pair_feature_indices(names: Iterable[str], n_features: int) -> tuple:
+    """The indices of the pair features ``names`` in a memory that has ``n_features`` (a parse feature
+    disabled in a memory without the parse's features is an error)."""
+    from ..nn.memory.mention_memory import ALL_FEATURE_NAMES
 
     check_pair_feature_names(names)
-    return tuple(PAIR_FEATURE_NAMES.index(name) for name in names)
+    absent = [name for name in names if ALL_FEATURE_NAMES.index(name) >= n_features]
+    if absent:
+        raise ValueError(f"[spacy-entmem] invalid entity_memory config: disabled_pair_features {absent} are parse "
+                         f"features, and this memory has none (architecture spacy_entmem.MentionMemory.v2 has)")
+    return tuple(ALL_FEATURE_NAMES.index(name) for name in names)
 
 
 SORT_WINDOW = 8  # batches read ahead by ``pipe`` and regrouped by length
@@ -472,7 +478,8 @@ class EntityMemory(TrainablePipe):
         module.ignore_bias = math.inf if threshold >= 1 else -math.inf if threshold <= 0 else \
             math.log(threshold / (1 - threshold))
         module.new_entity_bias = math.log(float(self.cfg.get("new_entity_bias", 1.0)))
-        module.disabled_pair_features = pair_feature_indices(self.cfg.get("disabled_pair_features", []))
+        module.disabled_pair_features = pair_feature_indices(self.cfg.get("disabled_pair_features", []),
+                                                              len(module.feature_sizes))
         module.agreement_constraints = agreement_indices(self.cfg.get("pronoun_agreement", []))
         for rule in DECISION_RULES:  # the memory's on / off rules, named as in the cfg (off when absent)
             setattr(module, rule, bool(self.cfg.get(rule, False)))

@@ -9,7 +9,7 @@ through ``StringIds`` (hashes), so the memory compares integers.
 from typing import AbstractSet, Dict, Iterable, List, Optional, Tuple
 
 import numpy
-from spacy.attrs import IS_TITLE, LOWER, SENT_START, TAG
+from spacy.attrs import IS_TITLE, LOWER, ORTH, SENT_START, TAG
 from spacy.strings import hash_string
 from spacy.tokens import Doc
 
@@ -223,23 +223,27 @@ def _sentence_initial_flags(lower: List[str], sent_starts: List[bool]) -> List[b
 
 def _syntax_and_turn_columns(doc: Doc, spans: List[Tuple[int, int]], quoted: List[bool],
                              quotes: List[Tuple[int, int]], things: bool
-                             ) -> Tuple[List[Tuple[int, ...]], List[int], List[int]]:
+                             ) -> Tuple[List[Tuple[int, ...]], List[int], List[Tuple[int, int, int]]]:
     """Per candidate: its binding columns from the parse (``syntax.binding_columns``), its person and the id of
     the speaker's turn it stands in (``turns``); with ``things``, whether it is a place or a time expression
-    (``syntax.place_or_time``; NOT_A_THING for all without); and the root of its reporter if it is a reported
-    "they" (``syntax.reporting_subject``)."""
+    (``syntax.place_or_time``; NOT_A_THING for all without); and the last columns: the root of its reporter if
+    it is a reported "they" (``syntax.reporting_subject``), its grammatical role and its sentence
+    (``syntax.role_and_sentence_columns``)."""
     from . import syntax  # here: syntax and turns read this module's word lists
     from .turns import read_turns
 
-    texts = [token.text for token in doc]
+    strings = doc.vocab.strings
+    texts = [strings[orth] for orth in doc.to_array(ORTH).tolist()] if len(doc) else []  # (no Token objects)
     binding = syntax.binding_columns(doc, spans) if doc.has_annotation("DEP") else syntax.no_binding(spans)
     turns, persons = read_turns(texts, quoted, quotes, spans)
     kinds = [syntax.place_or_time(doc, start, end, columns[0]) if things else syntax.NOT_A_THING
              for columns, (start, end) in zip(binding, spans)]
     reporters = [syntax.reporting_subject(doc, start, end) if end - start == 1 and texts[start].lower() == "they"
                  else syntax.NO_TOKEN for start, end in spans]  # (only a "they" has one: no Token made for the rest)
+    roles = syntax.role_and_sentence_columns(doc, [columns[0] for columns in binding])
     return [columns + (person, turns[start] if start < len(turns) else -1)
-            for columns, person, (start, _) in zip(binding, persons, spans)], kinds, reporters
+            for columns, person, (start, _) in zip(binding, persons, spans)], kinds, \
+        [(reporter,) + role for reporter, role in zip(reporters, roles)]
 
 
 def speaker_voice(doc: Doc, ids: StringIds) -> Tuple[int, Tuple[int, ...]]:
@@ -289,7 +293,7 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
     speakers = candidate_speakers(lower, spans, first_person, quotes, second_person)
     family = family_names(lower, titles, capitalised, name_genders.keys()) if name_genders else {}
     nominals = apposed_nominals(lower, capitalised, tags, spans, inanimate_nouns)
-    extra, things, reporters = _syntax_and_turn_columns(doc, spans, quoted, quotes,
+    extra, things, last_columns = _syntax_and_turn_columns(doc, spans, quoted, quotes,
                                                         things=inanimate_nouns is not None)
     voice, speaker_names = speaker_voice(doc, ids)
     rows = []
@@ -305,7 +309,7 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
             narrating = pronoun == FIRST_SINGULAR and not quoted[start]  # the narrator's or the speaker's I
             rows.append((-1, -1, pronoun, gender, number, int(quoted[start]), 0, 0, UNKNOWN, bound_end, 0)
                         + (speaker_names if narrating else NO_NAME_WORDS) + speakers[len(rows)] + NO_NOMINAL
-                        + extra[len(rows)] + (voice, reporters[len(rows)]))
+                        + extra[len(rows)] + (voice,) + last_columns[len(rows)])
             continue
         content = words[1:] if len(words) > 1 and words[0] in LEADING_WORDS else words
         head = _head_index(words)
@@ -331,5 +335,5 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
         titled = int(bool(names) and titled_name(words, cased, head))
         rows.append((ids(" ".join(content)), ids(words[head]), 0, gender, UNKNOWN, int(quoted[start]),
                      int(proper), inanimate, noun_number, -1, titled) + tuple(names) + NO_NAME_WORDS[len(names):]
-                    + speakers[len(rows)] + nominals[len(rows)] + extra[len(rows)] + (voice, reporters[len(rows)]))
+                    + speakers[len(rows)] + nominals[len(rows)] + extra[len(rows)] + (voice,) + last_columns[len(rows)])
     return numpy.asarray(rows, dtype="int64").reshape(-1, len(ATTRIBUTE_FIELDS))

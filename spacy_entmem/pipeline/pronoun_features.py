@@ -134,6 +134,24 @@ def _surface_features(words: Sequence[str], entities: List[int], steps: Dict[str
         float(pronoun_word in OBJECT_PRONOUNS and sentence_initial)], dtype="float32")
 
 
+def role_features(doc: Doc, pronoun: TokenRange, a: TokenRange, b: TokenRange) -> numpy.ndarray:
+    """(2, ROLE_FEATURES) float32, A's row then B's: the candidate's grammatical role in the parse, the other
+    candidate's and the pronoun's (one-hot over ``syntax.N_ROLES``, all "no role" without a parse), and whether
+    each candidate has the pronoun's role (parallelism); the last two entries of each row are the candidate's then
+    the other's."""
+    from .syntax import NO_ROLE, N_ROLES, grammatical_role, span_root  # (syntax reads this package's word lists)
+
+    parsed = doc.has_annotation("DEP")
+    roles = [grammatical_role(doc[span_root(doc, *span)]) if parsed else NO_ROLE for span in (pronoun, a, b)]
+    one_hot = numpy.eye(N_ROLES, dtype="float32")
+    rows = []
+    for this, other in ((1, 2), (2, 1)):
+        same = [float(parsed and roles[k] == roles[0]) for k in (this, other)]
+        rows.append(numpy.concatenate([one_hot[roles[this]], one_hot[roles[other]], one_hot[roles[0]],
+                                       numpy.array(same, dtype="float32")]))
+    return numpy.stack(rows)
+
+
 def _row(tensor: numpy.ndarray, i: int) -> numpy.ndarray:
     return tensor[i] if 0 <= i < len(tensor) else numpy.zeros(tensor.shape[1], dtype=tensor.dtype)
 

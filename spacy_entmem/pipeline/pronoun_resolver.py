@@ -30,13 +30,14 @@ from ..nn.pair_head import PairHead
 from .clusters import align_pronoun
 from .mention_attributes import StringIds, mention_attributes
 from .mention_schemes import MEMORY
-from .pronoun_features import TokenRange, query_features
+from .pronoun_features import TokenRange, query_features, role_features
 from .span_encoder import SpanEncoder, span_pair_features
 from .syntax import NO_TOKEN, forbidden_antecedents, span_root
 from .settings import restore_cfg
 
 QUERY_LABELS = ("A", "B", "PRONOUN")
-STATE_KEYS = ("input_width", "hidden_width", "n_models", "trained_on", "encoder_layers")  # what the head was
+STATE_KEYS = ("input_width", "hidden_width", "n_models", "trained_on", "encoder_layers",
+              "parse_roles")  # what the head was
 # trained with, restored from the saved cfg whatever the config says
 
 
@@ -46,18 +47,20 @@ STATE_KEYS = ("input_width", "hidden_width", "n_models", "trained_on", "encoder_
     requires=["doc._.entity_memory_log", "doc.tensor"],
     default_config={"query_key": "gap", "threshold": 0.5, "gender_agreement": True, "binding_agreement": False,
                     "rule_conditioning": False, "encoder_layers": [], "memory": MEMORY, "exclusive": True,
-                    "single_answer": False, "align_clusters": True, "syntactic_binding": False},
+                    "single_answer": False, "align_clusters": True, "syntactic_binding": False,
+                    "parse_roles": False},
 )
 def make_pronoun_resolver(nlp: Language, name: str, query_key: str, threshold: float,
                           gender_agreement: bool, binding_agreement: bool = False, rule_conditioning: bool = False,
                           encoder_layers: Sequence[int] = (), memory: str = MEMORY,
                           exclusive: bool = True, single_answer: bool = False,
-                          align_clusters: bool = True, syntactic_binding: bool = False) -> "PronounResolver":
+                          align_clusters: bool = True, syntactic_binding: bool = False,
+                          parse_roles: bool = False) -> "PronounResolver":
     return PronounResolver(name, query_key=query_key, threshold=threshold, gender_agreement=gender_agreement,
                            binding_agreement=binding_agreement, rule_conditioning=rule_conditioning,
                            encoder_layers=encoder_layers, memory=memory, pipeline=nlp, exclusive=exclusive,
                            single_answer=single_answer, align_clusters=align_clusters,
-                           syntactic_binding=syntactic_binding)
+                           syntactic_binding=syntactic_binding, parse_roles=parse_roles)
 
 
 class PronounResolver:
@@ -77,14 +80,15 @@ class PronounResolver:
     holds it), on a copy, with the query's spans among its candidates. With ``exclusive`` the two answers are read
     as one pronoun's single referent: P(A) + P(B) is at most 1 (both divided by their sum where it is more); with
     ``single_answer`` at most one name gets "yes", the likelier. With ``align_clusters`` the doc's clusters are
-    made to say what the answer says of the pronoun asked about (``answer``).
+    made to say what the answer says of the pronoun asked about (``answer``). With ``parse_roles`` the head also
+    reads the grammatical roles of the three spans in the parse (``pronoun_features.role_features``).
     """
 
     def __init__(self, name: str = "pronoun_resolver", *, query_key: str = "gap", threshold: float = 0.5,
                  gender_agreement: bool = True, binding_agreement: bool = False, rule_conditioning: bool = False,
                  encoder_layers: Sequence[int] = (), memory: str = MEMORY, pipeline: Optional[Language] = None,
                  exclusive: bool = True, single_answer: bool = False, align_clusters: bool = True,
-                 syntactic_binding: bool = False):
+                 syntactic_binding: bool = False, parse_roles: bool = False):
         if not 0.0 <= threshold <= 1.0:
             raise ValueError(f"[spacy-entmem] {name}: threshold must be in [0, 1], got {threshold}")
         self.name = name
@@ -92,7 +96,8 @@ class PronounResolver:
                           "binding_agreement": bool(binding_agreement), "rule_conditioning": bool(rule_conditioning),
                           "encoder_layers": [int(layer) for layer in encoder_layers], "memory": memory,
                           "exclusive": bool(exclusive), "single_answer": bool(single_answer),
-                          "align_clusters": bool(align_clusters), "syntactic_binding": bool(syntactic_binding)}
+                          "align_clusters": bool(align_clusters), "syntactic_binding": bool(syntactic_binding),
+                          "parse_roles": bool(parse_roles)}
         self.pipeline = pipeline
         self.head: Optional[PairHead] = None
         self.encoder: Optional[SpanEncoder] = SpanEncoder(encoder_layers) if encoder_layers else None
@@ -107,7 +112,7 @@ class PronounResolver:
         if self.head is None:
             raise ValueError(f"[spacy-entmem] {self.name} has no trained head: train one (python -m "
                              "spacy_entmem.research.maintainer add-pronoun-resolver) or load a pipeline that has one")
-        rows = query_rows(doc, pronoun, a, b, self.encoder)
+        rows = query_rows(doc, pronoun, a, b, self.encoder, self.cfg.get("parse_roles", False))
         if rows.shape[1] != self.head.input_width:
             raise ValueError(f"[spacy-entmem] {self.name} was trained on {self.head.input_width} features, the doc "
                              f"gives {rows.shape[1]} (another tok2vec width?)")
@@ -225,10 +230,12 @@ class PronounResolver:
 
 
 def query_rows(doc: Doc, pronoun: TokenRange, a: TokenRange, b: TokenRange,
-               encoder: Optional[SpanEncoder] = None) -> numpy.ndarray:
-    """(2, F) the head's rows for A and B: ``query_features``, then, with an ``encoder``, ``span_pair_features``
-    of the three spans' vectors."""
+               encoder: Optional[SpanEncoder] = None, parse_roles: bool = False) -> numpy.ndarray:
+    """(2, F) the head's rows for A and B: ``query_features``, with ``parse_roles`` ``role_features``, then,
+    with an ``encoder``, ``span_pair_features`` of the three spans' vectors."""
     rows = query_features(doc, pronoun, a, b)
+    if parse_roles:
+        rows = numpy.concatenate([rows, role_features(doc, pronoun, a, b)], axis=1)
     if encoder is None:
         return rows
     chars = [(doc[start:end].start_char, doc[start:end].end_char) for start, end in (pronoun, a, b)]

@@ -14,10 +14,13 @@ which earlier noun phrases a candidate mention can never refer to, and which one
 Each candidate is named by its root token (the token of the span whose head lies outside it), so the constraints
 hold between candidates whatever their exact boundaries. A doc without a parse gives no constraint.
 """
-from typing import Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
+import numpy
+from spacy.attrs import SENT_START
 from spacy.tokens import Doc, Token
 
+from ..nn.memory.mention_memory import N_ROLES
 from .binding import PLACE_PREPOSITIONS
 from .mention_attributes import PRONOUNS
 
@@ -47,6 +50,9 @@ ACTIVE_PRINCIPLES = frozenset(PRINCIPLES)
 # whether a possessor that cannot be one is read as the dative it is (``misread_dative``; off in an ablation)
 REPAIR_DATIVES = True
 NO_TOKEN = -1
+# grammatical roles (``grammatical_role``: the memory's learnt "role" pair features; 0: no parse)
+NO_ROLE, SUBJECT, OBJECT, POSSESSOR, OBLIQUE, OTHER_ROLE = range(N_ROLES)
+NO_SENTENCE = -1
 
 
 def span_root(doc: Doc, start: int, end: int) -> int:
@@ -165,9 +171,12 @@ def c_commanding_pronouns(token: Token) -> List[Token]:
     return found
 
 
-def forbidden_antecedents(doc: Doc, start: int, end: int, root_index: Optional[int] = None) -> List[int]:
+def forbidden_antecedents(doc: Doc, start: int, end: int, root_index: Optional[int] = None,
+                          commanding: Optional[Dict[int, List[Token]]] = None) -> List[int]:
     """Root tokens of the noun phrases the candidate doc[start:end] can never refer to (principles B and C,
-    i-within-i), nearest first; empty without a parse. ``root_index``: the span's root if known already."""
+    i-within-i), nearest first; empty without a parse. ``root_index``: the span's root if known already;
+    ``commanding``: a cache of ``c_commanding_pronouns`` by root token, shared by the candidates of one doc
+    (many overlapping candidates share a root)."""
     if not doc.has_annotation("DEP"):
         return []
     root = doc[span_root(doc, start, end) if root_index is None else root_index]
@@ -178,7 +187,12 @@ def forbidden_antecedents(doc: Doc, start: int, end: int, root_index: Optional[i
         if predicate is not None:
             found.extend(coarguments(predicate, root))
     elif nominal and "C" in ACTIVE_PRINCIPLES:
-        found.extend(c_commanding_pronouns(root))
+        if commanding is None:
+            found.extend(c_commanding_pronouns(root))
+        else:
+            if root.i not in commanding:
+                commanding[root.i] = c_commanding_pronouns(root)
+            found.extend(commanding[root.i])
     seen: Set[int] = set()
     kept = []
     for other in sorted(found, key=lambda t: abs(t.i - root.i)):
@@ -257,12 +271,48 @@ def place_or_time(doc: Doc, start: int, end: int, root_index: Optional[int] = No
     return NOT_A_THING
 
 
+def grammatical_role(token: Token) -> int:
+    """The role of the noun phrase ``token`` heads: SUBJECT, OBJECT (direct, dative, attribute), POSSESSOR,
+    OBLIQUE (object of a preposition or passive agent) or OTHER_ROLE; a conjunct has its first conjunct's role
+    ("John and he left": both subjects) and a misread dative is an object (``misread_dative``)."""
+    for _ in range(len(token.doc)):  # (a conjunct chain is acyclic: bounded all the same)
+        if token.dep_ != "conj" or token.head.i == token.i:
+            break
+        token = token.head
+    dep = token.dep_
+    if dep in SUBJECTS:
+        return SUBJECT
+    if dep in OBJECTS or dep == "attr":
+        return OBJECT
+    if dep == "poss":
+        return OBJECT if misread_dative(token) is not None else POSSESSOR
+    if dep in {"pobj", "agent"}:
+        return OBLIQUE
+    return OTHER_ROLE
+
+
+def role_and_sentence_columns(doc: Doc, roots: Sequence[int]) -> List[Tuple[int, int]]:
+    """Per candidate root token: (its grammatical role, the index of its sentence); (NO_ROLE, NO_SENTENCE) for
+    a doc without a parse (and a root of NO_TOKEN)."""
+    if not doc.has_annotation("DEP"):
+        return [(NO_ROLE, NO_SENTENCE)] * len(roots)
+    starts = doc.to_array([SENT_START]) == 1
+    starts[:1] = True
+    sentence_of = (numpy.cumsum(starts) - 1).tolist()
+    roles: Dict[int, int] = {}  # (overlapping candidates share roots)
+    for root in roots:
+        if 0 <= root < len(doc) and root not in roles:
+            roles[root] = grammatical_role(doc[root])
+    return [(roles[root], sentence_of[root]) if 0 <= root < len(doc) else (NO_ROLE, NO_SENTENCE) for root in roots]
+
+
 def binding_columns(doc: Doc, spans: Iterable[Tuple[int, int]]) -> List[Tuple[int, ...]]:
     """Per candidate span: (root token, binder, forbidden roots padded to MAX_FORBIDDEN with NO_TOKEN)."""
     rows = []
+    commanding: Dict[int, List[Token]] = {}
     for start, end in spans:
         root = span_root(doc, start, end) if end > start else NO_TOKEN
-        forbidden = forbidden_antecedents(doc, start, end, root)
+        forbidden = forbidden_antecedents(doc, start, end, root, commanding)
         rows.append((root, reflexive_binder(doc, start, end))
                     + tuple(forbidden) + (NO_TOKEN,) * (MAX_FORBIDDEN - len(forbidden)))
     return rows

@@ -347,6 +347,9 @@ def add_pronoun_resolver(
                                                  "none"),
     n_models: Optional[int] = typer.Option(None, help="Members of the head's ensemble; default: as the resolver it "
                                            "replaces, else 5"),
+    parse_roles: Optional[bool] = typer.Option(None, "--parse-roles/--no-parse-roles", help="Whether the head also "
+                                               "reads the spans' grammatical roles in the parse; default: as the "
+                                               "resolver it replaces, else no"),
 ) -> None:
     """Train a pronoun resolver (``entmem_pronoun_resolver``) over the pipeline's memory (the one the resolver it
     replaces reads, else ``entity_memory``) on GAP development,
@@ -376,7 +379,8 @@ def add_pronoun_resolver(
         msg.fail(f"--encoder-layers takes comma-separated integers, got {encoder_layers!r}", exits=1)
     target = target or spacy_entmem.DEFAULT_PIPELINE
     nlp = spacy.load(target)
-    rules, design = {}, {"encoder_layers": [], "n_models": HeadTraining().n_models, "memory": MEMORY}
+    rules, design = {}, {"encoder_layers": [], "n_models": HeadTraining().n_models, "memory": MEMORY,
+                         "parse_roles": False}
     replaced = "pronoun_resolver" in nlp.component_names
     if replaced:  # a new head, the same decision rules, design and memory
         old = nlp.get_pipe("pronoun_resolver").cfg
@@ -385,14 +389,16 @@ def add_pronoun_resolver(
     rules.update(named_rules)
     layers = design["encoder_layers"] if layers is None else layers
     n_models = design["n_models"] if n_models is None else n_models
+    parse_roles = design["parse_roles"] if parse_roles is None else parse_roles
     encoder = SpanEncoder(layers) if layers else None
-    X, y = (numpy.concatenate(parts) for parts in zip(*(gap_query_rows(nlp, tsv, batch_size, encoder)
+    X, y = (numpy.concatenate(parts) for parts in zip(*(gap_query_rows(nlp, tsv, batch_size, encoder, parse_roles)
                                                          for tsv in [development, *also_train_on])))
     head, losses = fit_pair_head(X, y, HeadTraining(seed=seed, n_models=n_models))
     if replaced:
         nlp.remove_pipe("pronoun_resolver")
     resolver = nlp.add_pipe("entmem_pronoun_resolver", name="pronoun_resolver", last=True,
-                            config={**rules, "encoder_layers": layers, "memory": design["memory"]})
+                            config={**rules, "encoder_layers": layers, "memory": design["memory"],
+                                    "parse_roles": parse_roles})
     resolver.set_head(head, trained_on=" + ".join(tsv.name for tsv in [development, *also_train_on]))
     gold, probabilities, _, _ = pair_probabilities(nlp, validation, batch_size, resolver)
     threshold, scores = select_threshold(gold, probabilities, single=resolver.cfg["single_answer"])
@@ -485,6 +491,33 @@ def one_memory(
                                              f"annotating memory ({MEMORY})"})
     check_and_swap(staging, target, what=f"the pipeline without {own}")
     msg.good(f"{target}: {own} removed; pronoun_resolver reads {MEMORY} (retrain its head: add-pronoun-resolver)")
+
+
+@app.command("parse-features-start")
+def parse_features_start(
+    output: Path = typer.Argument(..., help="Directory to write the pipeline to"),
+    source: Optional[Path] = typer.Option(None, help="The pipeline (default: the one in the package)"),
+    component: str = typer.Option("entity_memory", help="The memory to give the parse's features"),
+) -> None:
+    """Save a pipeline whose memory COMPONENT has the parse's pair features (spacy_entmem.MentionMemory.v2), their
+    weights at zero, so that it annotates as before: the start of configs/coref_parse_features.cfg."""
+    import spacy
+    from spacy.util import load_config
+
+    import spacy_entmem
+
+    nlp = spacy.load(source or spacy_entmem.DEFAULT_PIPELINE)
+    model = nlp.config["components"].get(component, {}).get("model", {})
+    if model.get("@architectures") != "spacy_entmem.MentionMemory.v1":
+        msg.fail(f"{source or 'the default'}: '{component}' is not a spacy_entmem.MentionMemory.v1 memory "
+                 f"({model.get('@architectures')})", exits=1)
+    nlp.to_disk(output)
+    config = load_config(output / "config.cfg")
+    config["components"][component]["model"]["@architectures"] = "spacy_entmem.MentionMemory.v2"
+    config["components"][component]["model"]["parse_features"] = True
+    config.to_disk(output / "config.cfg")
+    spacy.load(output)  # the v1 weights load into the v2 memory (``with_new_features``)
+    msg.good(f"{output}: {component} has the parse's features, at zero")
 
 
 @app.command("queries-pipeline")

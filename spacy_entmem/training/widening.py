@@ -65,3 +65,41 @@ def make_widen_memory(source: str, component: str = "entity_memory") -> Callable
         return nlp
 
     return widen
+
+
+def train_new_features_only(memory: torch.nn.Module) -> None:
+    """Leave only the parse's pair features trainable in a ``MentionMemory`` with ``parse_features``: their
+    embeddings and their columns of the similarity MLP's first layer (the other columns' gradients masked to
+    zero); every other weight keeps its trained value."""
+    from ..nn.memory.mention_memory import PAIR_FEATURE_SIZES
+
+    if not getattr(memory, "parse_features", False):
+        raise ValueError("[spacy-entmem] train_new_features_only: the memory has no parse features (architecture "
+                         "spacy_entmem.MentionMemory.v2 has)")
+    for parameter in memory.parameters():
+        parameter.requires_grad_(False)
+    for embedding in memory.pair_embeddings[len(PAIR_FEATURE_SIZES):]:
+        embedding.weight.requires_grad_(True)
+    weight = memory.similarity_mlp.memory_projs[2].weight
+    mask = torch.zeros_like(weight)
+    mask[:, len(PAIR_FEATURE_SIZES) * memory.pair_embeddings[0].embedding_dim:] = 1.0
+    weight.requires_grad_(True)
+    weight.register_hook(lambda grad: grad * mask)
+
+
+@registry.callbacks("spacy_entmem.train_new_features_only.v1")
+def make_train_new_features_only(component: str = "entity_memory") -> Callable[[Language], Language]:
+    """``[initialize.after_init]``: train only the parse's pair features of ``component``'s memory
+    (``train_new_features_only``), e.g. after loading a memory without them (their weights start at zero)."""
+
+    def only_new_features(nlp: Language) -> Language:
+        if component not in nlp.component_names:
+            raise ValueError(f"[spacy-entmem] train_new_features_only: no component '{component}' in "
+                             f"{nlp.component_names}")
+        memory = torch_memory(nlp.get_pipe(component).model)
+        if memory is None:
+            raise ValueError(f"[spacy-entmem] train_new_features_only: '{component}' is not initialized")
+        train_new_features_only(memory)
+        return nlp
+
+    return only_new_features

@@ -456,3 +456,28 @@ def test_a_beam_reaches_the_memory_and_its_clusters_are_its_log(mention_nlp, lit
     assert log["action"].shape == greedy._.entity_memory_log["action"].shape
     mentions = decode_span_mentions(log["action"], log["cell"], log["spans"])
     assert _clusters(doc) == sorted(sorted(c) for c in group_clusters(mentions) if len(c) > 1)
+
+
+def test_a_parse_feature_can_be_disabled_only_in_a_memory_that_has_them(mention_nlp, litbank_piece):  # noqa: F811
+    memory = mention_nlp.get_pipe("entity_memory")
+    memory.cfg["disabled_pair_features"] = ["binding"]
+    try:
+        with pytest.raises(ValueError, match=r"\['binding'\] are parse features, and this memory has none"):
+            _with_gold_candidates(mention_nlp, litbank_piece)
+    finally:
+        memory.cfg["disabled_pair_features"] = []
+
+
+def test_the_memory_with_parse_features_trains_and_reads_docs_without_a_parse(litbank_piece):  # noqa: F811
+    from spacy_entmem.models.memory import torch_memory
+
+    spacy.util.fix_random_seed(0)
+    nlp = span_pipeline(model={**MENTION_MODEL, "@architectures": "spacy_entmem.MentionMemory.v2"},
+                        negatives_per_token=0.0, disabled_pair_features=["cell's last role"])
+    losses = train_pipeline(nlp, [Example(nlp.make_doc(litbank_piece.text), litbank_piece)], steps=5,
+                            learn_rate=0.01)
+    assert all(numpy.isfinite(losses))
+    doc = _with_gold_candidates(nlp, litbank_piece)
+    assert any(key.startswith("coref_clusters") for key in doc.spans)
+    module = torch_memory(nlp.get_pipe("entity_memory").model)  # (settings reach the memory when it runs)
+    assert module.parse_features and module.disabled_pair_features == (12,)

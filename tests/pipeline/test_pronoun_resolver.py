@@ -5,7 +5,7 @@ import re
 import numpy
 import pytest
 import spacy
-from spacy.tokens import Span
+from spacy.tokens import Doc, Span
 
 import spacy_entmem
 from spacy_entmem.nn.pair_head import PairHead
@@ -101,6 +101,28 @@ def test_a_resolver_with_encoder_layers_reads_span_vectors_too_and_keeps_its_lay
     copy = PronounResolver().from_disk(tmp_path / "reading")  # the layers come back with the head they fit
     assert copy.cfg["encoder_layers"] == [3, 4, 5] and copy.encoder.layers == [3, 4, 5]
     assert copy.resolve(doc, *ranges) == expected
+
+
+def test_a_resolver_with_parse_roles_reads_the_spans_roles_and_keeps_the_setting(nlp, tmp_path):
+    from spacy_entmem.pipeline.pronoun_features import role_features
+    from spacy_entmem.pipeline.syntax import N_ROLES, OBJECT, POSSESSOR, SUBJECT
+
+    doc, ranges = annotate_query(nlp, TEXT, chars("his"), chars("Alan Turing"), chars("Joan Clarke"))
+    roles = role_features(doc, *ranges)  # "Alan Turing met Joan Clarke ... She joined his team"
+    eye = numpy.eye(N_ROLES)
+    numpy.testing.assert_array_equal(roles[0], numpy.concatenate([eye[SUBJECT], eye[OBJECT], eye[POSSESSOR], [0, 0]]))
+    numpy.testing.assert_array_equal(roles[1], numpy.concatenate([eye[OBJECT], eye[SUBJECT], eye[POSSESSOR], [0, 0]]))
+    plain = query_rows(doc, *ranges)
+    rows = query_rows(doc, *ranges, parse_roles=True)
+    assert rows.shape == (2, plain.shape[1] + roles.shape[1])
+    reading = PronounResolver(parse_roles=True)
+    reading.set_head(PairHead(rows.shape[1], 4, 1))
+    expected = reading.resolve(doc, *ranges)
+    reading.to_disk(tmp_path / "roles")
+    copy = PronounResolver().from_disk(tmp_path / "roles")  # the setting comes back with the head it fits
+    assert copy.cfg["parse_roles"] and copy.resolve(doc, *ranges) == expected
+    bare = Doc(doc.vocab, words=[t.text for t in doc])  # no parse: no role, no parallelism
+    assert role_features(bare, *ranges).sum(axis=1).tolist() == [3.0, 3.0]
 
 
 def with_query_group(doc, pronoun, a, b):

@@ -154,3 +154,29 @@ def test_columns_of_a_doc_and_of_a_doc_without_a_parse():
 ])
 def test_places_and_times(words, heads, deps, span, expected):
     assert place_or_time(parsed(words, heads, deps), *span) == expected
+
+
+def test_grammatical_roles_of_subjects_objects_possessors_obliques_and_conjuncts():
+    # John and Bill gave his sister a book with Mary .
+    doc = parsed("John and Bill gave his sister a book with Mary .".split(),
+                 [3, 0, 0, 3, 5, 3, 7, 3, 3, 8, 3],
+                 ["nsubj", "cc", "conj", "ROOT", "poss", "dative", "det", "dobj", "prep", "pobj", "punct"])
+    roles = [syntax.grammatical_role(doc[i]) for i in (0, 2, 4, 5, 7, 9, 3)]
+    assert roles == [syntax.SUBJECT, syntax.SUBJECT, syntax.POSSESSOR, syntax.OBJECT, syntax.OBJECT,
+                     syntax.OBLIQUE, syntax.OTHER_ROLE]
+
+
+def test_a_misread_dative_has_the_object_role():
+    # She showed her the garden . (the parser: "her" the possessor of "garden")
+    doc = parsed("She showed her the garden .".split(), [1, 1, 4, 4, 1, 1],
+                 ["nsubj", "ROOT", "poss", "det", "dobj", "punct"])
+    assert syntax.grammatical_role(doc[2]) == syntax.OBJECT
+
+
+def test_role_and_sentence_columns_read_the_parse_and_are_empty_without_one():
+    doc = parsed("Tom left . He slept .".split(), [1, 1, 1, 4, 4, 4],
+                 ["nsubj", "ROOT", "punct", "nsubj", "ROOT", "punct"])
+    assert syntax.role_and_sentence_columns(doc, [0, 3, NO_TOKEN]) == [
+        (syntax.SUBJECT, 0), (syntax.SUBJECT, 1), (syntax.NO_ROLE, syntax.NO_SENTENCE)]
+    bare = Doc(VOCAB, words="Tom left . He slept .".split())
+    assert syntax.role_and_sentence_columns(bare, [0, 3]) == [(syntax.NO_ROLE, syntax.NO_SENTENCE)] * 2

@@ -51,3 +51,22 @@ def test_narrower_or_reshaped_memories_are_refused_with_the_weight_named():
     del state["update_gate.bias"]
     with pytest.raises(ValueError, match="update_gate.bias"):
         widen_state(state, _memory(7).state_dict())
+
+
+def test_only_the_parse_features_train_after_train_new_features_only():
+    from spacy_entmem.nn.memory.mention_memory import PAIR_FEATURE_SIZES
+    from spacy_entmem.training.widening import train_new_features_only
+
+    torch.manual_seed(0)
+    memory = MentionMemory(input_width=6, hidden_width=8, n_cells=2, mlp_width=8, dropout=0.0, feature_width=4,
+                           parse_features=True)
+    train_new_features_only(memory)
+    trainable = {name for name, p in memory.named_parameters() if p.requires_grad}
+    n_old = len(PAIR_FEATURE_SIZES)
+    assert trainable == {f"pair_embeddings.{k}.weight" for k in range(n_old, len(memory.pair_embeddings))} | {
+        "similarity_mlp.memory_projs.2.weight"}
+    weight = memory.similarity_mlp.memory_projs[2].weight
+    (weight.sum() * 1.0).backward()
+    assert (weight.grad[:, : n_old * 4] == 0).all() and (weight.grad[:, n_old * 4:] == 1).all()
+    with pytest.raises(ValueError, match="has no parse features"):
+        train_new_features_only(MentionMemory(input_width=6, hidden_width=8, n_cells=2, mlp_width=8))

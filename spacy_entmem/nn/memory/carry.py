@@ -5,8 +5,9 @@ The mention memory's state after a text is its cells' vectors and the symbolic `
 row of both, with positions made relative to the *next* text, so that text starts where the last one left
 off: a cell last mentioned 30 tokens before the end of chapter 1 is 30 + t tokens away from token t of
 chapter 2, as in one long document. What only means something inside its own text is cut loose: parse
-positions of held mentions (the binding constraints never look across texts) and the speaker turns of held
-persons (a new text is a new turn). Entity ids keep counting, so they are stable across the stream.
+positions of held mentions (the binding constraints never look across texts), the sentence of each cell's last
+mention (the sentence distance is unknown across texts) and the speaker turns of held persons (a new text is a
+new turn). Entity ids keep counting, so they are stable across the stream.
 
 The state is bounded: N cells, each with the sets of at most the strings its mentions had (a cell's sets
 are emptied when a new entity takes it), whatever the length of the stream.
@@ -18,11 +19,13 @@ import numpy
 
 # the per-cell arrays of ``CellState`` (row b of each is one document's)
 CELL_ARRAYS = ("entity", "usage", "last_end", "count", "gender", "number", "last_pronoun", "last_quoted", "proper",
-               "inanimate", "temporal", "untimed", "narrator", "noun_numbers", "person_noun")
+               "inanimate", "temporal", "untimed", "narrator", "noun_numbers", "person_noun", "last_role",
+               "last_sentence")
 # the per-cell sets of ``CellState`` (``strings``: ("n" / "h", id); ``persons``: (turn, person))
 CELL_SETS = ("strings", "names", "roots", "persons")
 PAST_TURN = -2  # the turn of every person mention of an earlier text: never a current turn (those are >= 0)
-FORMAT = 2  # bump when the fields change: ``from_dict`` refuses other formats
+NO_SENTENCE = -1  # (``mention_memory.SENTENCE``: unknown)
+FORMAT = 3  # bump when the fields change: ``from_dict`` refuses other formats
 
 
 @dataclass
@@ -48,6 +51,7 @@ class CarriedMemory:
         parse positions and turns of the text left behind cut loose (see the module docstring)."""
         arrays = {name: value.copy() for name, value in self.arrays.items()}
         arrays["last_end"] = arrays["last_end"] - n_tokens
+        arrays["last_sentence"] = numpy.full_like(arrays["last_sentence"], NO_SENTENCE)  # (sentences: per text)
         sets = {
             "strings": [set(cell) for cell in self.sets["strings"]],
             "names": [set(cell) for cell in self.sets["names"]],

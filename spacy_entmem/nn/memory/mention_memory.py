@@ -23,7 +23,7 @@ cell acted on (so the least-used cell is the least recently used one). A cell th
 entity: a later mention of it starts a new one (bounded memory).
 """
 from dataclasses import dataclass
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy
 import torch
@@ -48,7 +48,8 @@ NOT_A_MENTION, UNKNOWN, SOME_OTHER_ENTITY = -1, -2, -3
 ATTRIBUTE_FIELDS = ("norm", "head", "pronoun", "gender", "number", "quoted", "proper", "inanimate", "noun_number",
                     "bound_end", "titled", "name_word_1", "name_word_2", "name_word_3", "speaker_start",
                     "speaker_end", "apposed_start", "apposed_end", "root", "binder") + tuple(
-                        f"forbidden_{k}" for k in range(1, 5)) + ("person", "turn", "voice", "reporter")
+                        f"forbidden_{k}" for k in range(1, 5)) + ("person", "turn", "voice", "reporter", "role",
+                                                                  "sentence")
 NORM, HEAD, PRONOUN, GENDER, NUMBER, QUOTED, PROPER, INANIMATE, NOUN_NUMBER, BOUND_END, TITLED = range(11)
 NAME_WORDS = slice(TITLED + 1, TITLED + 4)
 N_NAME_WORDS = NAME_WORDS.stop - NAME_WORDS.start
@@ -72,9 +73,12 @@ VOICE = TURN + 1
 # (reporter: for a "they" that is the subject of a reported clause, the root token of the reporting verb's
 # subject, "The gardener said that they …", ``pipeline.syntax.reporting_subject``; -1 otherwise)
 REPORTER = VOICE + 1
+# (role: the grammatical role of its root in the parse, ``pipeline.syntax.grammatical_role``, 0 without a parse;
+# sentence: the index of its sentence, -1 without a parse)
+ROLE, SENTENCE = REPORTER + 1, REPORTER + 2
 # no string, not a pronoun, nothing known
 PADDING_ATTRIBUTES = (-1, -1, 0, 0, 0, 0, 0, 0, 0, -1, 0) + (-1,) * N_NAME_WORDS + (-1, -1, -1, -1) + (
-    -1, -1) + (-1,) * (FORBIDDEN.stop - FORBIDDEN.start) + (0, -1, 0, -1)
+    -1, -1) + (-1,) * (FORBIDDEN.stop - FORBIDDEN.start) + (0, -1, 0, -1, 0, -1)
 TIME_EXPRESSION = 2  # the INANIMATE value of a time expression (``pipeline.syntax.TIME``; 1: a thing or a place)
 PERSON_NOUN = -1  # the INANIMATE value of a nominal headed by a noun for people ("the gardener"; head-kind lexicon)
 PERSONAL_GENDERS = (1, 2)  # masculine, feminine (mention_attributes.MASCULINE / FEMININE)
@@ -90,10 +94,19 @@ COUNT_EDGES = numpy.array([2, 3, 4, 6, 9, 16])
 MAX_RANK = 12
 # categories of each pair feature (see CellState.pair_features)
 PAIR_FEATURE_SIZES = (3, 3, 3, 3, 4, len(DISTANCE_EDGES) + 1, len(COUNT_EDGES) + 1, MAX_RANK + 1, 4, 2, 2)
-FEATURE_OFFSETS = numpy.cumsum((0,) + PAIR_FEATURE_SIZES[:-1])  # rows of each feature in one joint table
 PAIR_FEATURE_NAMES = ("exact string match", "head match", "gender agreement", "number agreement",
                       "pronoun vs the cell's last mention", "token distance", "cell size", "recency rank",
                       "quotation", "cell has a proper name", "candidate is a proper name")
+FEATURE_WEIGHT = "similarity_mlp.memory_projs.2.weight"  # the similarity MLP's first layer on the pair features
+# the parse's pair features of a memory built with ``parse_features`` (``CellState.parse_pair_features``), after
+# the others: the candidate's grammatical role and its cell's last mention's (0: no parse), how many sentences
+# back the cell was last mentioned (0: unknown, 1: the same sentence, ..., 4: three or more back), and what the
+# binding principles say of the pair (0: nothing, 1: the cell holds a noun phrase the parse rules out, 2: the
+# cell holds the reflexive's binder)
+N_ROLES = 6
+PARSE_FEATURE_SIZES = (N_ROLES, N_ROLES, 5, 3)
+PARSE_FEATURE_NAMES = ("candidate's role", "cell's last role", "sentence distance", "binding")
+ALL_FEATURE_NAMES = PAIR_FEATURE_NAMES + PARSE_FEATURE_NAMES
 GENDER_AGREEMENT = PAIR_FEATURE_NAMES.index("gender agreement")  # what ``name_agreement`` constrains
 NUMBER_AGREEMENT = PAIR_FEATURE_NAMES.index("number agreement")
 THEY = 7  # the pronoun class of "they them their theirs themselves" (mention_attributes.PRONOUN_CLASS)
@@ -230,6 +243,8 @@ class CellState:
         self.number = numpy.zeros((batch, n_cells), dtype="int64")
         self.last_pronoun = numpy.zeros((batch, n_cells), dtype="int64")
         self.last_quoted = numpy.zeros((batch, n_cells), dtype="int64")
+        self.last_role = numpy.zeros((batch, n_cells), dtype="int64")  # ROLE of its last mention
+        self.last_sentence = numpy.full((batch, n_cells), -1, dtype="int64")  # SENTENCE of its last mention
         self.proper = numpy.zeros((batch, n_cells), dtype="int64")
         self.inanimate = numpy.zeros((batch, n_cells), dtype=bool)  # a mention with an inanimate head joined
         # a time expression joined (INANIMATE == TIME_EXPRESSION); something else joined
@@ -467,6 +482,18 @@ class CellState:
         ], axis=-1)
         return features[rows, cells]
 
+    def parse_pair_features(self, attrs: numpy.ndarray, rows: numpy.ndarray, cells: numpy.ndarray) -> numpy.ndarray:
+        """(P, len(PARSE_FEATURE_SIZES)) category ids of the parse's features of the pairs (rows[k], cells[k])
+        (see ``PARSE_FEATURE_NAMES``)."""
+        sentence, last = attrs[rows, SENTENCE], self.last_sentence[rows, cells]
+        known = (sentence >= 0) & (last >= 0)
+        distance = numpy.where(known, 1 + numpy.clip(sentence - last, 0, 3), 0)
+        binding = numpy.where(self.syntax_clash(attrs, rows, cells), 1, 0)
+        for k in numpy.flatnonzero(attrs[rows, BINDER] >= 0).tolist():
+            if attrs[rows[k], BINDER] in self.roots[rows[k]][cells[k]]:
+                binding[k] = 2
+        return numpy.stack([attrs[rows, ROLE], self.last_role[rows, cells], distance, binding], axis=-1)
+
     def apply(self, actions: numpy.ndarray, cells: numpy.ndarray, attrs: numpy.ndarray, ends: numpy.ndarray,
               decay: float, active: numpy.ndarray) -> None:
         """Record the actions (B,) on cells (B,) of the candidates with attributes attrs (B, A) ending at
@@ -518,6 +545,8 @@ class CellState:
         self.noun_numbers[rows, cells] |= attrs[:, NOUN_NUMBER]
         self.last_pronoun[rows, cells] = attrs[:, PRONOUN]
         self.last_quoted[rows, cells] = attrs[:, QUOTED]
+        self.last_role[rows, cells] = attrs[:, ROLE]
+        self.last_sentence[rows, cells] = attrs[:, SENTENCE]
         self.last_end[rows, cells] = ends[rows]
         self.count[rows, cells] += 1
         self.usage[rows, cells] = 1.0
@@ -598,9 +627,14 @@ class MentionMemory(nn.Module):
         max_span_width: int = 20,
         width_embedding: int = 20,
         feature_width: int = 16,
+        parse_features: bool = False,
     ):
         super().__init__()
         self.n_cells = n_cells
+        # the pair features: the string, agreement and memory ones, then with ``parse_features`` the parse's
+        self.parse_features = parse_features
+        self.feature_sizes = PAIR_FEATURE_SIZES + (PARSE_FEATURE_SIZES if parse_features else ())
+        self.feature_offsets = numpy.cumsum((0,) + self.feature_sizes[:-1])  # rows of each in one joint table
         self.hidden_width = hidden_width
         self.usage_decay = usage_decay
         self.dropout = nn.Dropout(dropout)
@@ -612,9 +646,9 @@ class MentionMemory(nn.Module):
         candidate_width = hidden_width + feature_width + 2
         self.mention_mlp = nn.Sequential(nn.Linear(candidate_width, mlp_width), nn.ReLU(), nn.Linear(mlp_width, 1))
         self.new_entity_mlp = nn.Sequential(nn.Linear(candidate_width, mlp_width), nn.ReLU(), nn.Linear(mlp_width, 1))
-        self.pair_embeddings = nn.ModuleList(nn.Embedding(size, feature_width) for size in PAIR_FEATURE_SIZES)
+        self.pair_embeddings = nn.ModuleList(nn.Embedding(size, feature_width) for size in self.feature_sizes)
         self.similarity_mlp = SplitInputMLP(
-            hidden_width, [hidden_width, hidden_width, feature_width * len(PAIR_FEATURE_SIZES)], mlp_width, 1)
+            hidden_width, [hidden_width, hidden_width, feature_width * len(self.feature_sizes)], mlp_width, 1)
         self.update_gate = nn.Linear(2 * hidden_width, 1)
         # decision offsets at inference (log space): set by the pipeline component
         self.ignore_bias = 0.0
@@ -679,6 +713,13 @@ class MentionMemory(nn.Module):
     @property
     def device(self) -> torch.device:
         return self.update_gate.weight.device
+
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+        """As torch's; a memory with ``parse_features`` also loads the weights of one without them, the parse
+        features' first-layer columns set to zero (``with_new_features``): it then scores as that one did
+        until training moves them."""
+        return super().load_state_dict(with_new_features(state_dict, super().state_dict()), strict=strict,
+                                       assign=assign)
 
     def _tensor(self, array: numpy.ndarray) -> torch.Tensor:
         """A numpy array as a tensor on the module's device (CPU arrays drive the loop's bookkeeping)."""
@@ -976,11 +1017,13 @@ class MentionMemory(nn.Module):
         if not len(rows):
             return scores, None
         features = state.pair_features(attrs_t, starts_t, rows, cells)
+        if self.parse_features:
+            features = numpy.concatenate([features, state.parse_pair_features(attrs_t, rows, cells)], axis=1)
         if self.disabled_pair_features:
             features[:, list(self.disabled_pair_features)] = 0
         rows_t, pairs_t = self._tensor(rows), self._tensor(rows * N + cells)  # pairs: rows of the (B·N) cells
         # the features' share of the MLP's first layer: one lookup-and-sum in the projected table
-        feature_part = F.embedding_bag(self._tensor(features + FEATURE_OFFSETS), feature_table, mode="sum")
+        feature_part = F.embedding_bag(self._tensor(features + self.feature_offsets), feature_table, mode="sum")
         cell_memory = memory.reshape(B * N, -1).index_select(0, pairs_t)  # index_select: ~10x cheaper than [rows, cells]
         mlp = self.similarity_mlp  # its first layer on [g; m; g⊙m; φ], the m block precomputed per cell
         pre = (sim_t.index_select(0, rows_t) + feature_part + memory_part.reshape(B * N, -1).index_select(0, pairs_t)
@@ -1085,6 +1128,22 @@ class MentionMemory(nn.Module):
             out.final_states = [start if start is not None else export_row(CellState(1, N), empty_memory, 0)
                                 for start in self.carried]
         return out
+
+
+def with_new_features(checkpoint: Dict[str, torch.Tensor], own: Dict[str, torch.Tensor]) -> Dict[str, torch.Tensor]:
+    """``checkpoint`` completed with the pair-feature embeddings it lacks and ``own`` has (``own``'s values), the
+    similarity MLP's first-layer columns of those features zero; ``checkpoint`` unchanged if it lacks nothing
+    else (what it does lack then fails the load as usual)."""
+    missing = [key for key in own if key not in checkpoint]
+    if not missing or any(not key.startswith("pair_embeddings.") for key in missing) \
+            or FEATURE_WEIGHT not in checkpoint:
+        return checkpoint
+    old = checkpoint[FEATURE_WEIGHT]
+    widened = torch.zeros_like(own[FEATURE_WEIGHT])
+    if old.shape[0] != widened.shape[0] or old.shape[1] > widened.shape[1]:
+        return checkpoint
+    widened[:, :old.shape[1]] = old
+    return {**checkpoint, **{key: own[key] for key in missing}, FEATURE_WEIGHT: widened}
 
 
 def loop_steps(pruned: numpy.ndarray, n_spans: torch.Tensor) -> numpy.ndarray:

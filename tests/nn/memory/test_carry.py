@@ -59,8 +59,10 @@ def test_after_text_moves_positions_past_the_text_and_cuts_parse_and_turns_loose
     state.last_end[0] = [5, 9]
     state.roots[0][0].add(3)
     state.persons[0][1].add((4, 1))
+    state.last_sentence[0] = [0, 2]
     carried = export_row(state, numpy.zeros((2, 4)), 0).after_text(10)
     assert carried.arrays["last_end"].tolist() == [-5, -1]
+    assert carried.arrays["last_sentence"].tolist() == [-1, -1]  # sentence distances are unknown across texts
     assert carried.sets["roots"] == [set(), set()] and carried.sets["persons"][1] == {(PAST_TURN, 1)}
     assert (carried.texts_read, carried.tokens_read) == (1, 10)
     assert state.last_end[0].tolist() == [5, 9]  # the state itself is untouched

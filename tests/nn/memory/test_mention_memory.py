@@ -801,3 +801,62 @@ def test_singular_they_lifts_number_agreement_for_one_person_or_the_one_it_is_re
         patch.setattr(mention_memory, "REPORTED_THEY", False)
         assert _disagreements(memory, attrs)[-1][0][person_cell] is (not allowed)
     assert _disagreements(memory, attrs)[-1][0][person_cell] is (not reported_allowed)
+
+
+def _with_parse(rows):
+    """``_padded`` rows with (root, binder, role, sentence) set per candidate: rows of (base row, root, binder,
+    role, sentence)."""
+    out = _padded([row for row, *_ in rows])
+    for k, (_, root, binder, role, sentence) in enumerate(rows):
+        out[k, mention_memory.ROOT], out[k, mention_memory.BINDER] = root, binder
+        out[k, mention_memory.ROLE], out[k, mention_memory.SENTENCE] = role, sentence
+    return out
+
+
+def test_parse_pair_features_give_roles_sentence_distance_and_binding():
+    from spacy_entmem.pipeline.syntax import OBJECT, SUBJECT
+
+    state = CellState(1, 2)
+    earlier = _with_parse([((0, 0, 0, 0, 0, 0, 1, 0), 0, -1, SUBJECT, 0), ((1, 1, 0, 0, 0, 0, 1, 0), 2, -1, OBJECT, 1)])
+    state.apply(numpy.array([OVERWRITE]), numpy.array([0]), earlier[:1], numpy.array([1]), 0.98, numpy.array([True]))
+    state.apply(numpy.array([OVERWRITE]), numpy.array([1]), earlier[1:], numpy.array([3]), 0.98, numpy.array([True]))
+    # "him" (object, sentence 4) whose parse rules out the noun phrase rooted at token 0: far from both cells
+    him = _with_parse([((-1, -1, 4, 1, 1, 0, 0, 0), 9, -1, OBJECT, 4)])
+    him[0, mention_memory.FORBIDDEN.start] = 0
+    features = state.parse_pair_features(him, numpy.array([0, 0]), numpy.array([0, 1]))
+    assert features.tolist() == [[OBJECT, SUBJECT, 4, 1], [OBJECT, OBJECT, 4, 0]]
+    # "himself" bound by token 2, in sentence 1: the same sentence as cell 1's mention
+    himself = _with_parse([((-1, -1, 4, 1, 1, 0, 0, 0), 5, 2, OBJECT, 1)])
+    features = state.parse_pair_features(himself, numpy.array([0, 0]), numpy.array([0, 1]))
+    assert features[:, 2:].tolist() == [[2, 0], [1, 2]]
+    unknown = _with_parse([((-1, -1, 4, 1, 1, 0, 0, 0), 5, -1, 0, -1)])  # no parse: roles 0, distance unknown
+    assert state.parse_pair_features(unknown, numpy.array([0]), numpy.array([1])).tolist() == [[0, OBJECT, 0, 0]]
+
+
+def test_a_memory_without_parse_features_loads_into_one_with_them_and_scores_the_same():
+    torch.manual_seed(0)
+    plain = MentionMemory(input_width=6, hidden_width=8, n_cells=2, mlp_width=8, dropout=0.0, feature_width=4)
+    parsed = MentionMemory(input_width=6, hidden_width=8, n_cells=2, mlp_width=8, dropout=0.0, feature_width=4,
+                           parse_features=True)
+    parsed.load_state_dict(plain.state_dict())
+    assert len(parsed.pair_embeddings) == len(plain.pair_embeddings) + len(mention_memory.PARSE_FEATURE_SIZES)
+    X, lengths, spans, n = _inputs(m=3, t=6)
+    attrs = torch.from_numpy(_with_parse([((0, 0, 0, 0, 0, 0, 1, 0), 0, -1, 1, 0), ((1, 1, 0, 0, 0, 0, 1, 0), 2, -1, 2, 0),
+                                          ((-1, -1, 4, 1, 1, 0, 0, 0), 4, -1, 2, 1)]))[None]
+    for m in (plain, parsed):
+        m.eval()
+        m.ignore_bias = -50.0
+    with torch.no_grad():
+        assert torch.allclose(plain(X, lengths, spans, n, attrs).coref, parsed(X, lengths, spans, n, attrs).coref)
+        # once their first-layer columns move, the parse features change the scores
+        parsed.similarity_mlp.memory_projs[2].weight.add_(1.0)
+        assert not torch.allclose(plain(X, lengths, spans, n, attrs).coref, parsed(X, lengths, spans, n, attrs).coref)
+
+
+def test_a_checkpoint_missing_other_weights_still_fails_to_load():
+    torch.manual_seed(0)
+    plain = MentionMemory(input_width=6, hidden_width=8, n_cells=2, mlp_width=8, dropout=0.0, feature_width=4)
+    state = {k: v for k, v in plain.state_dict().items() if not k.startswith("update_gate")}
+    with pytest.raises(RuntimeError, match="update_gate"):
+        MentionMemory(input_width=6, hidden_width=8, n_cells=2, mlp_width=8, dropout=0.0, feature_width=4,
+                      parse_features=True).load_state_dict(state)
