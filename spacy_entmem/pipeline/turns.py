@@ -6,6 +6,8 @@ unquoted text of a letter or an email (a text that opens with a greeting: "Hi To
 sentence (a transcript without labels may change speakers at any sentence). The person of a candidate: 1 for
 I / me / my / mine / myself and for a speaker label's name in its own turn, 2 for you / your / … and for the name
 a greeting addresses, 3 for he / she and their forms; 0 (no constraint) for it, we, they and everything else.
+An unquoted you in a text with no speaker labels and no greeting is READER (4): the reader, or anyone ("If you
+want to bake bread, you need flour"), never a third person the text names (``mention_memory.person_clash``).
 """
 from typing import List, Sequence, Tuple
 
@@ -14,6 +16,9 @@ from .mention_attributes import PRONOUNS, SINGULAR, follows_sentence_boundary
 GREETINGS = {"hi", "hello", "hey", "dear", "dearest", "greetings"}
 MAX_LABEL_WORDS = 3  # "Lee:", "Dr. Smith:", "Mary Ann Lee:"
 NO_PERSON = 0
+READER = 4  # the person of an unquoted you that no speaker label or greeting gives an addressee
+# whether such a you is READER (an ablation's switch: evaluation.grammar_variants; else it is 2, as a quoted you)
+READER_YOU = True
 QUOTATION_TURNS = 1 << 40  # quotations are numbered apart from the unquoted turns
 
 
@@ -77,9 +82,11 @@ def read_turns(texts: Sequence[str], quoted: Sequence[bool], quotations: Sequenc
         addressed = next(i for i, word in enumerate(lower) if word.strip() and word in GREETINGS) + 1
     label_spans = set(labels)
     persons = []
+    addressless = READER_YOU and not letter and not labels  # an unquoted you has no addressee the text names
     for start, end in spans:
         if end - start == 1 and lower[start] in PRONOUNS:
-            persons.append(pronoun_person(lower[start]))
+            person = pronoun_person(lower[start])
+            persons.append(READER if person == 2 and addressless and not quoted[start] else person)
         elif (start, end) in label_spans:
             persons.append(1)
         elif start == addressed:

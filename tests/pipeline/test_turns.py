@@ -1,7 +1,8 @@
 """Speakers' turns and grammatical person."""
 from spacy_entmem.pipeline.speakers import read_quotations
+from spacy_entmem.pipeline import turns as turns_module
 from spacy_entmem.pipeline.turns import (
-    QUOTATION_TURNS, is_letter, pronoun_person, read_turns, speaker_labels)
+    QUOTATION_TURNS, READER, is_letter, pronoun_person, read_turns, speaker_labels)
 
 
 def _read(texts, spans=()):
@@ -45,3 +46,18 @@ def test_a_letter_is_one_turn_and_its_greeting_names_the_addressee():
     assert turns[1] == turns[5]
     assert candidate_persons(texts, [(1, 2), (5, 6)]) == [2, 1]
     assert not is_letter(["the", "hi", "tom"])
+
+
+def test_an_unquoted_you_with_no_label_or_greeting_is_the_readers():
+    texts = ["If", "you", "bake", ",", "you", "need", "flour", ".", "He", "said", "\"", "you", "win", "\"", "."]
+    spans = [(1, 2), (4, 5), (8, 9), (11, 12)]
+    assert candidate_persons(texts, spans) == [READER, READER, 3, 2]  # the quoted you has its addressee
+    letter = ["Hi", "Tom", ",", "could", "you", "call", "?"]
+    assert candidate_persons(letter, [(1, 2), (4, 5)]) == [2, 2]
+    labelled = ["Lee", ":", "Did", "you", "?"]
+    assert candidate_persons(labelled, [(3, 4)]) == [2]
+    turns_module.READER_YOU = False
+    try:
+        assert candidate_persons(texts, spans) == [2, 2, 3, 2]
+    finally:
+        turns_module.READER_YOU = True

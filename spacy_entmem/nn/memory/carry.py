@@ -20,12 +20,12 @@ import numpy
 # the per-cell arrays of ``CellState`` (row b of each is one document's)
 CELL_ARRAYS = ("entity", "usage", "last_end", "count", "gender", "number", "last_pronoun", "last_quoted", "proper",
                "inanimate", "temporal", "untimed", "narrator", "noun_numbers", "person_noun", "last_role",
-               "last_sentence")
+               "last_sentence", "third_person")
 # the per-cell sets of ``CellState`` (``strings``: ("n" / "h", id); ``persons``: (turn, person))
 CELL_SETS = ("strings", "names", "roots", "persons")
 PAST_TURN = -2  # the turn of every person mention of an earlier text: never a current turn (those are >= 0)
 NO_SENTENCE = -1  # (``mention_memory.SENTENCE``: unknown)
-FORMAT = 3  # bump when the fields change: ``from_dict`` refuses other formats
+FORMAT = 4  # bump when the fields change: ``from_dict`` refuses other formats
 
 
 @dataclass
@@ -90,7 +90,7 @@ class CarriedMemory:
 
 
 _DTYPES = {"usage": "float64", "inanimate": bool, "temporal": bool, "untimed": bool, "narrator": "int64",
-           "person_noun": bool}
+           "person_noun": bool, "third_person": bool}
 
 
 def _plain(value):

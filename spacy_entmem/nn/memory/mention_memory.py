@@ -111,6 +111,8 @@ GENDER_AGREEMENT = PAIR_FEATURE_NAMES.index("gender agreement")  # what ``name_a
 NUMBER_AGREEMENT = PAIR_FEATURE_NAMES.index("number agreement")
 THEY = 7  # the pronoun class of "they them their theirs themselves" (mention_attributes.PRONOUN_CLASS)
 IT = 6  # the pronoun class of "it its itself"
+FIRST_OR_SECOND = (1, 2, 3)  # the pronoun classes of I, we and you (mention_attributes.PRONOUN_CLASS)
+SECOND, READER = 2, 4  # the PERSON of a you with an addressee and of one with none (``pipeline.turns``)
 # person_agreement also keeps "it" out of every cell holding an I / you (an ablation switches it off:
 # evaluation.grammar_variants)
 IMPERSONAL_IT = True
@@ -147,6 +149,13 @@ def narrator_pronouns(attrs: numpy.ndarray) -> numpy.ndarray:
     """attrs (..., A) → (...) bool: the candidates that are an I / me / my outside quotation marks (in
     first-person narration, the narrator)."""
     return (attrs[..., PRONOUN] == FIRST_SINGULAR) & (attrs[..., QUOTED] == 0)
+
+
+def third_person(attrs: numpy.ndarray) -> numpy.ndarray:
+    """(B,) whether each candidate is a third person: he / she and their forms, or no personal pronoun (a name, a
+    nominal, it, they); not I, we, you nor a name a speaker label or greeting gives a person."""
+    person = attrs[:, PERSON]
+    return (person == 3) | ((person == 0) & ~numpy.isin(attrs[:, PRONOUN], FIRST_OR_SECOND))
 
 
 def speaking(attrs: numpy.ndarray) -> numpy.ndarray:
@@ -251,6 +260,7 @@ class CellState:
         self.temporal = numpy.zeros((batch, n_cells), dtype=bool)
         self.untimed = numpy.zeros((batch, n_cells), dtype=bool)
         self.person_noun = numpy.zeros((batch, n_cells), dtype=bool)  # a nominal headed by a person noun joined
+        self.third_person = numpy.zeros((batch, n_cells), dtype=bool)  # a name, nominal or he / she ... joined
         # 1 + the voice of the unquoted I / me / my that joined (``VOICE``; 0: none joined)
         self.narrator = numpy.zeros((batch, n_cells), dtype="int64")
         # bit 1: a singular noun heads one of its nominal mentions, bit 2: a plural one (``noun_number``)
@@ -419,7 +429,11 @@ class CellState:
             clash[k] = not (words and words <= self.names[rows[k]][cells[k]])
         if IMPERSONAL_IT:
             for k in numpy.flatnonzero(attrs[rows, PRONOUN] == IT).tolist():  # "it" is never a speaker or addressee
-                clash[k] = any(p in (1, 2) for _, p in self.persons[rows[k]][cells[k]])
+                clash[k] = any(p in (1, SECOND, READER) for _, p in self.persons[rows[k]][cells[k]])
+        # a you with no addressee is no one the text names, and no one it names is that you
+        clash |= (attrs[rows, PERSON] == READER) & self.third_person[rows, cells]
+        for k in numpy.flatnonzero(third_person(attrs[rows])).tolist():
+            clash[k] |= any(p == READER for _, p in self.persons[rows[k]][cells[k]])
         return clash
 
     def binder_cell(self, attrs: numpy.ndarray, active: numpy.ndarray) -> numpy.ndarray:
@@ -509,7 +523,7 @@ class CellState:
         self.entity[new_rows, new_cells] = self.next_entity[new_rows]
         self.next_entity[new_rows] += 1
         for field in (self.count, self.gender, self.number, self.proper, self.inanimate, self.narrator,
-                      self.noun_numbers, self.temporal, self.untimed, self.person_noun):
+                      self.noun_numbers, self.temporal, self.untimed, self.person_noun, self.third_person):
             field[new_rows, new_cells] = 0
         for b, i in zip(new_rows.tolist(), new_cells.tolist()):
             for key in self.strings[b][i]:
@@ -540,6 +554,7 @@ class CellState:
         self.temporal[rows, cells] |= attrs[:, INANIMATE] == TIME_EXPRESSION
         self.untimed[rows, cells] |= attrs[:, INANIMATE] != TIME_EXPRESSION
         self.person_noun[rows, cells] |= attrs[:, INANIMATE] == PERSON_NOUN
+        self.third_person[rows, cells] |= third_person(attrs)
         self.narrator[rows, cells] = numpy.where(narrator_pronouns(attrs), attrs[:, VOICE] + 1,
                                                  self.narrator[rows, cells])
         self.noun_numbers[rows, cells] |= attrs[:, NOUN_NUMBER]

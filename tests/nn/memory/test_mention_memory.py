@@ -750,6 +750,18 @@ def test_persons_of_one_turn_never_share_a_cell():
     assert state.person_clash(later, numpy.array([0]), numpy.array([0])).tolist() == [False]
 
 
+def test_a_you_with_no_addressee_and_a_third_person_never_share_a_cell():
+    from spacy_entmem.nn.memory.mention_memory import READER
+
+    state = _state_with(_columns(pronoun=3, person=READER, turn=0), _columns(person=0, turn=1))  # "you", "Tom"
+    he = _columns(pronoun=4, person=3, turn=2)  # another turn: still no one "you" stands for
+    assert state.person_clash(he, numpy.array([0, 0]), numpy.array([0, 1])).tolist() == [True, False]
+    you = _columns(pronoun=3, person=READER, turn=3)
+    assert state.person_clash(you, numpy.array([0, 0]), numpy.array([0, 1])).tolist() == [False, True]
+    addressed = _columns(pronoun=3, person=2, turn=3)  # a you with an addressee: the memory decides
+    assert state.person_clash(addressed, numpy.array([0, 0]), numpy.array([0, 1])).tolist() == [False, False]
+
+
 def test_a_cell_of_time_expressions_only():
     from spacy_entmem.nn.memory.mention_memory import TIME_EXPRESSION
 
