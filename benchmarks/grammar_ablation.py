@@ -40,8 +40,7 @@ def main() -> None:
                     ("speakers without the verbs of telling", "telling"),
                     ("speaker_continuity without addressees", "addressees"),
                     ("speaker_continuity without speakers named after the quotation", "later_leaders"),
-                    ("quoted I / you without their speaker's / addressee's gender", "speaker_genders"),
-                    ("person_agreement without the reader's you", "reader_you")]
+                    ("quoted I / you without their speaker's / addressee's gender", "speaker_genders")]
     variants += [(name, {"switches": {switch: False}}) for name, switch in switched_off]
     variants += [(f"binding: principle {principle} only", {"principles": [principle]})
                  for principle in ("A", "B", "C", "i-within-i")]

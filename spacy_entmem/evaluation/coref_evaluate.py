@@ -103,6 +103,7 @@ DECISION_SETTINGS = {
     "syntactic_binding": ("entity_memory", "syntactic_binding"),
     "person_agreement": ("entity_memory", "person_agreement"),
     "singular_they": ("entity_memory", "singular_they"),
+    "reader_you": ("entity_memory", "reader_you"),
     "pruning_bound": ("entity_memory", "pruning_bound"),
     "beam_width": ("entity_memory", "beam_width"),
     "finder_threshold": ("span_finder", "threshold"),

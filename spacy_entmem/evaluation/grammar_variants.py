@@ -7,9 +7,9 @@ from typing import Dict, Iterable, Iterator, Mapping, Optional, Tuple
 from spacy.language import Language
 
 from ..nn.memory import mention_memory
-from ..pipeline import mention_attributes, speakers, syntax, turns
+from ..pipeline import mention_attributes, speakers, syntax
 
-GRAMMAR_RULES = ("syntactic_binding", "person_agreement", "singular_they")
+GRAMMAR_RULES = ("syntactic_binding", "person_agreement", "singular_they", "reader_you")
 # name → (module, its module-level flag): the parts of the rules an ablation can switch off one by one
 SWITCHES: Dict[str, Tuple[object, str]] = {
     "impersonal_it": (mention_memory, "IMPERSONAL_IT"),  # person_agreement: "it" never joins an I / you cell
@@ -21,7 +21,6 @@ SWITCHES: Dict[str, Tuple[object, str]] = {
     "addressees": (speakers, "ADDRESSEES"),  # speaker_continuity: a quoted you joins its addressee
     "later_leaders": (mention_memory, "FOLLOW_LATER_LEADERS"),  # speaker_continuity: "“I …,” said Harry"
     "speaker_genders": (mention_attributes, "SPEAKER_GENDERS"),  # a quoted I / you has its speaker's gender
-    "reader_you": (turns, "READER_YOU"),  # person_agreement: a you with no addressee is no third person
 }
 
 # the pipeline as it was before the grammar work: no parser, none of the rules, none of the switches

@@ -196,7 +196,9 @@ def attributes_forward(model: Model, X: Tuple, is_train: bool):
     names = packaged_name_genders() if model.attrs.get("name_genders") else None
     nouns = packaged_inanimate_nouns() if model.attrs.get("inanimate_nouns") else None
     people = packaged_person_nouns() if nouns is not None else None
-    attributes = [mention_attributes(doc, s.tolist(), ids, names, nouns, people) for doc, s in zip(docs, spans)]
+    reader_you = bool(model.attrs.get("reader_you", False))
+    attributes = [mention_attributes(doc, s.tolist(), ids, names, nouns, people, reader_you)
+                  for doc, s in zip(docs, spans)]
 
     def backprop(d_output):
         return backprop_tok2vec(d_output[0])
@@ -204,14 +206,16 @@ def attributes_forward(model: Model, X: Tuple, is_train: bool):
     return (vectors, None, spans, attributes, clusters, partial), backprop
 
 
-def set_lexicons(model: Model, name_genders: bool, inanimate_nouns: bool = False) -> None:
+def set_lexicons(model: Model, name_genders: bool, inanimate_nouns: bool = False, reader_you: bool = False) -> None:
     """Whether the candidates' attributes consult the packaged name-gender lexicon (gender) and inanimate-noun
-    list (inanimate); settings of the component, passed to its model before each call: a saved model's
-    attrs would otherwise win."""
+    list (inanimate), and read an unquoted you with no addressee as the reader's (``pipeline.turns.READER``);
+    settings of the component, passed to its model before each call: a saved model's attrs would otherwise
+    win."""
     layer = find_layer(model, ATTRIBUTES_LAYER)
     if layer is not None:
         layer.attrs["name_genders"] = bool(name_genders)
         layer.attrs["inanimate_nouns"] = bool(inanimate_nouns)
+        layer.attrs["reader_you"] = bool(reader_you)
 
 
 @lru_cache(maxsize=1)

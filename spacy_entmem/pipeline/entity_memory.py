@@ -100,6 +100,7 @@ DEFAULT_MAX_BATCH_STEPS = 8192  # padded steps per memory batch (LitBank's ~2,00
         "syntactic_binding": False,
         "person_agreement": False,
         "singular_they": False,
+        "reader_you": False,
         "pronoun_agreement": [],
         "name_agreement": False,
         "pruning_bound": None,
@@ -121,7 +122,7 @@ def make_entity_memory(
     max_batch_steps: Optional[int] = None, titled_name_agreement: bool = False, binding_agreement: bool = False,
     name_continuity: bool = False, plural_noun_agreement: bool = False, speaker_continuity: bool = False,
     apposition_continuity: bool = False, syntactic_binding: bool = False, person_agreement: bool = False,
-    singular_they: bool = False,
+    singular_they: bool = False, reader_you: bool = False,
 ) -> "EntityMemory":
     weights = LossWeights(self_link_weight, positive_weight, negative_weight, sparsity_weight,
                           full_link_weight, full_negatives, lm_weight)
@@ -139,6 +140,7 @@ def make_entity_memory(
         name_continuity=name_continuity, plural_noun_agreement=plural_noun_agreement,
         speaker_continuity=speaker_continuity, apposition_continuity=apposition_continuity,
         syntactic_binding=syntactic_binding, person_agreement=person_agreement, singular_they=singular_they,
+        reader_you=reader_you,
     )
 
 
@@ -289,6 +291,7 @@ class EntityMemory(TrainablePipe):
         titled_name_agreement: bool = False, binding_agreement: bool = False, name_continuity: bool = False,
         plural_noun_agreement: bool = False, speaker_continuity: bool = False, apposition_continuity: bool = False,
         syntactic_binding: bool = False, person_agreement: bool = False, singular_they: bool = False,
+        reader_you: bool = False,
     ):
         weights = weights or LossWeights()
         _check_config(cluster_prefix, mentions_key, entity_threshold, weights, temperature_halving_examples,
@@ -344,6 +347,7 @@ class EntityMemory(TrainablePipe):
             "syntactic_binding": bool(syntactic_binding),
             "person_agreement": bool(person_agreement),
             "singular_they": bool(singular_they),
+            "reader_you": bool(reader_you),
             "pruning_bound": pruning_bound,
             "beam_width": beam_width,
             "max_batch_steps": max_batch_steps,
@@ -468,7 +472,8 @@ class EntityMemory(TrainablePipe):
         return self.model.predict((docs, spans, None))
 
     def _set_lexicons(self) -> None:
-        set_lexicons(self.model, self.cfg.get("name_genders", False), self.cfg.get("animacy_agreement", False))
+        set_lexicons(self.model, self.cfg.get("name_genders", False), self.cfg.get("animacy_agreement", False),
+                     self.cfg.get("reader_you", False))
 
     def _set_decision_offsets(self) -> None:
         """A teacher-forced memory decides inside its loop: pass it the decision settings as log-space

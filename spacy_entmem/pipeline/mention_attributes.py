@@ -222,7 +222,7 @@ def _sentence_initial_flags(lower: List[str], sent_starts: List[bool]) -> List[b
 
 
 def _syntax_and_turn_columns(doc: Doc, spans: List[Tuple[int, int]], quoted: List[bool],
-                             quotes: List[Tuple[int, int]], things: bool
+                             quotes: List[Tuple[int, int]], things: bool, reader_you: bool = False
                              ) -> Tuple[List[Tuple[int, ...]], List[int], List[Tuple[int, int, int]]]:
     """Per candidate: its binding columns from the parse (``syntax.binding_columns``), its person and the id of
     the speaker's turn it stands in (``turns``); with ``things``, whether it is a place or a time expression
@@ -235,7 +235,7 @@ def _syntax_and_turn_columns(doc: Doc, spans: List[Tuple[int, int]], quoted: Lis
     strings = doc.vocab.strings
     texts = [strings[orth] for orth in doc.to_array(ORTH).tolist()] if len(doc) else []  # (no Token objects)
     binding = syntax.binding_columns(doc, spans) if doc.has_annotation("DEP") else syntax.no_binding(spans)
-    turns, persons = read_turns(texts, quoted, quotes, spans)
+    turns, persons = read_turns(texts, quoted, quotes, spans, reader_you)
     kinds = [syntax.place_or_time(doc, start, end, columns[0]) if things else syntax.NOT_A_THING
              for columns, (start, end) in zip(binding, spans)]
     reporters = [syntax.reporting_subject(doc, start, end) if end - start == 1 and texts[start].lower() == "they"
@@ -261,7 +261,7 @@ def speaker_voice(doc: Doc, ids: StringIds) -> Tuple[int, Tuple[int, ...]]:
 def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringIds,
                        name_genders: Optional[Dict[str, int]] = None,
                        inanimate_nouns: Optional[AbstractSet[str]] = None,
-                       person_nouns: Optional[AbstractSet[str]] = None) -> numpy.ndarray:
+                       person_nouns: Optional[AbstractSet[str]] = None, reader_you: bool = False) -> numpy.ndarray:
     """(M, len(ATTRIBUTE_FIELDS)) int64, one row per candidate span [start, end) of ``doc``: norm (id of the
     lowercased text without a leading article or demonstrative; -1 for a pronoun), head (id of the lowercased
     head word; -1 for a pronoun), pronoun class (0: not a pronoun), gender (UNKNOWN / MASCULINE / FEMININE /
@@ -294,7 +294,7 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
     family = family_names(lower, titles, capitalised, name_genders.keys()) if name_genders else {}
     nominals = apposed_nominals(lower, capitalised, tags, spans, inanimate_nouns)
     extra, things, last_columns = _syntax_and_turn_columns(doc, spans, quoted, quotes,
-                                                        things=inanimate_nouns is not None)
+                                                        things=inanimate_nouns is not None, reader_you=reader_you)
     voice, speaker_names = speaker_voice(doc, ids)
     rows = []
     for start, end in spans:

@@ -17,8 +17,6 @@ GREETINGS = {"hi", "hello", "hey", "dear", "dearest", "greetings"}
 MAX_LABEL_WORDS = 3  # "Lee:", "Dr. Smith:", "Mary Ann Lee:"
 NO_PERSON = 0
 READER = 4  # the person of an unquoted you that no speaker label or greeting gives an addressee
-# whether such a you is READER (an ablation's switch: evaluation.grammar_variants; else it is 2, as a quoted you)
-READER_YOU = True
 QUOTATION_TURNS = 1 << 40  # quotations are numbered apart from the unquoted turns
 
 
@@ -58,9 +56,10 @@ def is_letter(lower: Sequence[str]) -> bool:
 
 
 def read_turns(texts: Sequence[str], quoted: Sequence[bool], quotations: Sequence[Tuple[int, int]],
-               spans: Sequence[Tuple[int, int]]) -> Tuple[List[int], List[int]]:
-    """Per token, the id of the turn it stands in, and per candidate span, its person (see the module docstring);
-    ``quoted`` and ``quotations`` as ``speakers.read_quotations`` gives them."""
+               spans: Sequence[Tuple[int, int]], reader_you: bool = False) -> Tuple[List[int], List[int]]:
+    """Per token, the id of the turn it stands in, and per candidate span, its person (see the module docstring;
+    READER for an addressless you only with ``reader_you``, else 2); ``quoted`` and ``quotations`` as
+    ``speakers.read_quotations`` gives them."""
     lower = [text.lower() for text in texts]
     labels = speaker_labels(texts)
     letter = is_letter(lower)
@@ -82,7 +81,7 @@ def read_turns(texts: Sequence[str], quoted: Sequence[bool], quotations: Sequenc
         addressed = next(i for i, word in enumerate(lower) if word.strip() and word in GREETINGS) + 1
     label_spans = set(labels)
     persons = []
-    addressless = READER_YOU and not letter and not labels  # an unquoted you has no addressee the text names
+    addressless = reader_you and not letter and not labels  # an unquoted you has no addressee the text names
     for start, end in spans:
         if end - start == 1 and lower[start] in PRONOUNS:
             person = pronoun_person(lower[start])

@@ -286,3 +286,19 @@ def test_a_batch_mixing_supervised_and_unsupervised_docs_trains(gap_validation_d
     unsupervised = Example(nlp.make_doc("No gold annotation here."), nlp.make_doc("No gold annotation here."))
     losses = nlp.update([supervised, unsupervised, supervised])
     assert losses["entity_memory"] > 0
+
+
+def test_reader_you_keeps_an_addressless_you_from_a_named_person_and_is_a_setting():
+    import spacy_entmem
+
+    text = "If you want to bake bread, you need flour. Tom bought some and he baked a loaf."
+    nlp = spacy_entmem.load_default()
+    assert nlp.get_pipe("entity_memory").cfg["reader_you"]
+    doc = nlp(text)
+    clusters = [[span.text for span in group] for group in doc._.coref_clusters]
+    assert not any("you" in group and "Tom" in group for group in clusters)
+    off = spacy_entmem.load_default(config={"components": {"entity_memory": {"reader_you": False}}})
+    assert not off.get_pipe("entity_memory").cfg["reader_you"]
+    doc = off(text)
+    clusters = [[span.text for span in group] for group in doc._.coref_clusters]
+    assert any("you" in group and "Tom" in group for group in clusters)  # what the memory alone does

@@ -1,6 +1,5 @@
 """Speakers' turns and grammatical person."""
 from spacy_entmem.pipeline.speakers import read_quotations
-from spacy_entmem.pipeline import turns as turns_module
 from spacy_entmem.pipeline.turns import (
     QUOTATION_TURNS, READER, is_letter, pronoun_person, read_turns, speaker_labels)
 
@@ -48,16 +47,12 @@ def test_a_letter_is_one_turn_and_its_greeting_names_the_addressee():
     assert not is_letter(["the", "hi", "tom"])
 
 
-def test_an_unquoted_you_with_no_label_or_greeting_is_the_readers():
+def test_an_unquoted_you_with_no_label_or_greeting_is_the_readers_with_reader_you():
     texts = ["If", "you", "bake", ",", "you", "need", "flour", ".", "He", "said", "\"", "you", "win", "\"", "."]
     spans = [(1, 2), (4, 5), (8, 9), (11, 12)]
-    assert candidate_persons(texts, spans) == [READER, READER, 3, 2]  # the quoted you has its addressee
-    letter = ["Hi", "Tom", ",", "could", "you", "call", "?"]
-    assert candidate_persons(letter, [(1, 2), (4, 5)]) == [2, 2]
-    labelled = ["Lee", ":", "Did", "you", "?"]
-    assert candidate_persons(labelled, [(3, 4)]) == [2]
-    turns_module.READER_YOU = False
-    try:
-        assert candidate_persons(texts, spans) == [2, 2, 3, 2]
-    finally:
-        turns_module.READER_YOU = True
+    quoted, quotes = read_quotations([text.lower() for text in texts])
+    assert read_turns(texts, quoted, quotes, spans, reader_you=True)[1] == [READER, READER, 3, 2]  # quoted: 2
+    assert candidate_persons(texts, spans) == [2, 2, 3, 2]  # without the setting every you is 2
+    for words, you in ((["Hi", "Tom", ",", "could", "you", "call", "?"], (4, 5)), (["Lee", ":", "Did", "you", "?"], (3, 4))):
+        quoted, quotes = read_quotations([word.lower() for word in words])
+        assert read_turns(words, quoted, quotes, [you], reader_you=True)[1] == [2]  # a greeting, a label
