@@ -206,7 +206,8 @@ def attributes_forward(model: Model, X: Tuple, is_train: bool):
     return (vectors, None, spans, attributes, clusters, partial), backprop
 
 
-def set_lexicons(model: Model, name_genders: bool, inanimate_nouns: bool = False, reader_you: bool = False) -> None:
+def set_attribute_settings(model: Model, name_genders: bool, inanimate_nouns: bool = False,
+                           reader_you: bool = False) -> None:
     """Whether the candidates' attributes consult the packaged name-gender lexicon (gender) and inanimate-noun
     list (inanimate), and read an unquoted you with no addressee as the reader's (``pipeline.turns.READER``);
     settings of the component, passed to its model before each call: a saved model's attrs would otherwise

@@ -17,7 +17,7 @@ from thinc.api import Config, Model, Optimizer
 
 from ..models.memory import (
     TOKEN_IDS_LAYER, UNTRAINED_MESSAGE, build_torch_layer, count_lm_vocabulary, find_layer, find_memory_layer,
-    is_span_model, is_teacher_forced, lm_vocab_size, set_lm_vocabulary, set_lexicons, torch_memory,
+    is_span_model, is_teacher_forced, lm_vocab_size, set_attribute_settings, set_lm_vocabulary, torch_memory,
 )
 from .attributes import register_extensions
 from .clusters import seen_before, write_clusters
@@ -468,12 +468,12 @@ class EntityMemory(TrainablePipe):
         """The teacher-forced memory's output (``MemoryOutput``) for docs with their candidates (in step
         order), with this component's decision settings."""
         self._set_decision_offsets()
-        self._set_lexicons()
+        self._set_attribute_settings()
         return self.model.predict((docs, spans, None))
 
-    def _set_lexicons(self) -> None:
-        set_lexicons(self.model, self.cfg.get("name_genders", False), self.cfg.get("animacy_agreement", False),
-                     self.cfg.get("reader_you", False))
+    def _set_attribute_settings(self) -> None:
+        set_attribute_settings(self.model, self.cfg.get("name_genders", False),
+                               self.cfg.get("animacy_agreement", False), self.cfg.get("reader_you", False))
 
     def _set_decision_offsets(self) -> None:
         """A teacher-forced memory decides inside its loop: pass it the decision settings as log-space
@@ -555,7 +555,7 @@ class EntityMemory(TrainablePipe):
         from ..nn.memory.mention_memory import action_loss
 
         inputs = self._teacher_forced_batch(examples)
-        self._set_lexicons()
+        self._set_attribute_settings()
         out, backprop = self.model.begin_update(inputs)
         loss = action_loss(out)
         leaves = out.tensors()

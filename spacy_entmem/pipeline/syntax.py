@@ -20,7 +20,7 @@ import numpy
 from spacy.attrs import SENT_START
 from spacy.tokens import Doc, Token
 
-from ..nn.memory.mention_memory import N_ROLES
+from ..nn.memory.mention_memory import N_ROLES, NO_SENTENCE
 from .binding import PLACE_PREPOSITIONS
 from .mention_attributes import PRONOUNS
 
@@ -52,7 +52,6 @@ REPAIR_DATIVES = True
 NO_TOKEN = -1
 # grammatical roles (``grammatical_role``: the memory's learnt "role" pair features; 0: no parse)
 NO_ROLE, SUBJECT, OBJECT, POSSESSOR, OBLIQUE, OTHER_ROLE = range(N_ROLES)
-NO_SENTENCE = -1
 
 
 def span_root(doc: Doc, start: int, end: int) -> int:

@@ -14,6 +14,7 @@ from spacy.language import Language
 from spacy.util import registry
 
 from ..models.memory import torch_memory
+from ..nn.memory.mention_memory import PAIR_FEATURE_SIZES, zero_padded_columns
 
 WIDENED_WEIGHT = "encoder.weight_ih_l0"
 
@@ -27,11 +28,11 @@ def widen_state(trained: Dict[str, torch.Tensor], target: Dict[str, torch.Tensor
     state = {}
     for key, value in target.items():
         old = trained[key]
+        padded = zero_padded_columns(old, value) if key == WIDENED_WEIGHT and old.shape != value.shape else None
         if old.shape == value.shape:
             state[key] = old.clone()
-        elif key == WIDENED_WEIGHT and old.shape[0] == value.shape[0] and old.shape[1] <= value.shape[1]:
-            state[key] = torch.zeros_like(value)
-            state[key][:, : old.shape[1]] = old
+        elif padded is not None:
+            state[key] = padded
         else:
             raise ValueError(f"[spacy-entmem] widen memory: weight '{key}' is {tuple(old.shape)} in the trained "
                              f"memory and {tuple(value.shape)} in the new one (only '{WIDENED_WEIGHT}' may "
@@ -71,8 +72,6 @@ def train_new_features_only(memory: torch.nn.Module) -> None:
     """Leave only the parse's pair features trainable in a ``MentionMemory`` with ``parse_features``: their
     embeddings and their columns of the similarity MLP's first layer (the other columns' gradients masked to
     zero); every other weight keeps its trained value."""
-    from ..nn.memory.mention_memory import PAIR_FEATURE_SIZES
-
     if not getattr(memory, "parse_features", False):
         raise ValueError("[spacy-entmem] train_new_features_only: the memory has no parse features (architecture "
                          "spacy_entmem.MentionMemory.v2 has)")

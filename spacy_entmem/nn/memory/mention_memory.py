@@ -30,7 +30,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from .carry import CarriedMemory, export_row, import_row
+from .carry import NO_SENTENCE, CarriedMemory, export_row, import_row
 from .outputs import MemoryOutput, token_mask
 from .petra import UNUSED_CELL_SCORE, SplitInputMLP, encode_left_to_right, memory_config_problems
 from .span_petra import SpanPetraMemory, rows_at
@@ -253,7 +253,7 @@ class CellState:
         self.last_pronoun = numpy.zeros((batch, n_cells), dtype="int64")
         self.last_quoted = numpy.zeros((batch, n_cells), dtype="int64")
         self.last_role = numpy.zeros((batch, n_cells), dtype="int64")  # ROLE of its last mention
-        self.last_sentence = numpy.full((batch, n_cells), -1, dtype="int64")  # SENTENCE of its last mention
+        self.last_sentence = numpy.full((batch, n_cells), NO_SENTENCE, dtype="int64")  # SENTENCE of its last mention
         self.proper = numpy.zeros((batch, n_cells), dtype="int64")
         self.inanimate = numpy.zeros((batch, n_cells), dtype=bool)  # a mention with an inanimate head joined
         # a time expression joined (INANIMATE == TIME_EXPRESSION); something else joined
@@ -496,13 +496,14 @@ class CellState:
         ], axis=-1)
         return features[rows, cells]
 
-    def parse_pair_features(self, attrs: numpy.ndarray, rows: numpy.ndarray, cells: numpy.ndarray) -> numpy.ndarray:
+    def parse_pair_features(self, attrs: numpy.ndarray, rows: numpy.ndarray, cells: numpy.ndarray,
+                            ruled_out: numpy.ndarray) -> numpy.ndarray:
         """(P, len(PARSE_FEATURE_SIZES)) category ids of the parse's features of the pairs (rows[k], cells[k])
-        (see ``PARSE_FEATURE_NAMES``)."""
+        (see ``PARSE_FEATURE_NAMES``); ``ruled_out`` (P,) their ``syntax_clash``."""
         sentence, last = attrs[rows, SENTENCE], self.last_sentence[rows, cells]
-        known = (sentence >= 0) & (last >= 0)
+        known = (sentence != NO_SENTENCE) & (last != NO_SENTENCE)
         distance = numpy.where(known, 1 + numpy.clip(sentence - last, 0, 3), 0)
-        binding = numpy.where(self.syntax_clash(attrs, rows, cells), 1, 0)
+        binding = numpy.where(ruled_out, 1, 0)
         for k in numpy.flatnonzero(attrs[rows, BINDER] >= 0).tolist():
             if attrs[rows[k], BINDER] in self.roots[rows[k]][cells[k]]:
                 binding[k] = 2
@@ -1032,8 +1033,11 @@ class MentionMemory(nn.Module):
         if not len(rows):
             return scores, None
         features = state.pair_features(attrs_t, starts_t, rows, cells)
+        known_clashes = {}  # clashes computed for the features already, reused by the decision rules below
         if self.parse_features:
-            features = numpy.concatenate([features, state.parse_pair_features(attrs_t, rows, cells)], axis=1)
+            known_clashes["syntax_clash"] = state.syntax_clash(attrs_t, rows, cells)
+            parse = state.parse_pair_features(attrs_t, rows, cells, known_clashes["syntax_clash"])
+            features = numpy.concatenate([features, parse], axis=1)
         if self.disabled_pair_features:
             features[:, list(self.disabled_pair_features)] = 0
         rows_t, pairs_t = self._tensor(rows), self._tensor(rows * N + cells)  # pairs: rows of the (B·N) cells
@@ -1064,7 +1068,7 @@ class MentionMemory(nn.Module):
                 disagree[rows, cells] |= personal & state.thing_only()[rows, cells]
                 disagree[rows, cells] |= pronoun & state.time_only()[rows, cells]
             for name, clash in clashes:
-                found = clash(attrs_t, rows, cells)
+                found = known_clashes[name] if name in known_clashes else clash(attrs_t, rows, cells)
                 disagree[rows, cells] |= found & ~singular if name in NUMBER_RULES else found
         return scores.reshape(-1).index_put((pairs_t,), raw).view(B, N), disagree
 
@@ -1153,12 +1157,20 @@ def with_new_features(checkpoint: Dict[str, torch.Tensor], own: Dict[str, torch.
     if not missing or any(not key.startswith("pair_embeddings.") for key in missing) \
             or FEATURE_WEIGHT not in checkpoint:
         return checkpoint
-    old = checkpoint[FEATURE_WEIGHT]
-    widened = torch.zeros_like(own[FEATURE_WEIGHT])
-    if old.shape[0] != widened.shape[0] or old.shape[1] > widened.shape[1]:
+    widened = zero_padded_columns(checkpoint[FEATURE_WEIGHT], own[FEATURE_WEIGHT])
+    if widened is None:
         return checkpoint
-    widened[:, :old.shape[1]] = old
     return {**checkpoint, **{key: own[key] for key in missing}, FEATURE_WEIGHT: widened}
+
+
+def zero_padded_columns(weight: torch.Tensor, like: torch.Tensor) -> Optional[torch.Tensor]:
+    """``weight`` in ``like``'s shape, its extra input columns (on the right) zero; None where ``weight`` has other
+    rows or more columns. A layer whose input gained columns then computes what it did."""
+    if weight.shape[0] != like.shape[0] or weight.shape[1] > like.shape[1]:
+        return None
+    padded = torch.zeros_like(like)
+    padded[:, :weight.shape[1]] = weight
+    return padded
 
 
 def loop_steps(pruned: numpy.ndarray, n_spans: torch.Tensor) -> numpy.ndarray:

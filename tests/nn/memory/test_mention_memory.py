@@ -835,14 +835,16 @@ def test_parse_pair_features_give_roles_sentence_distance_and_binding():
     # "him" (object, sentence 4) whose parse rules out the noun phrase rooted at token 0: far from both cells
     him = _with_parse([((-1, -1, 4, 1, 1, 0, 0, 0), 9, -1, OBJECT, 4)])
     him[0, mention_memory.FORBIDDEN.start] = 0
-    features = state.parse_pair_features(him, numpy.array([0, 0]), numpy.array([0, 1]))
+    rows, cells = numpy.array([0, 0]), numpy.array([0, 1])
+    features = state.parse_pair_features(him, rows, cells, state.syntax_clash(him, rows, cells))
     assert features.tolist() == [[OBJECT, SUBJECT, 4, 1], [OBJECT, OBJECT, 4, 0]]
     # "himself" bound by token 2, in sentence 1: the same sentence as cell 1's mention
     himself = _with_parse([((-1, -1, 4, 1, 1, 0, 0, 0), 5, 2, OBJECT, 1)])
-    features = state.parse_pair_features(himself, numpy.array([0, 0]), numpy.array([0, 1]))
+    features = state.parse_pair_features(himself, rows, cells, state.syntax_clash(himself, rows, cells))
     assert features[:, 2:].tolist() == [[2, 0], [1, 2]]
     unknown = _with_parse([((-1, -1, 4, 1, 1, 0, 0, 0), 5, -1, 0, -1)])  # no parse: roles 0, distance unknown
-    assert state.parse_pair_features(unknown, numpy.array([0]), numpy.array([1])).tolist() == [[0, OBJECT, 0, 0]]
+    one = numpy.array([0]), numpy.array([1])
+    assert state.parse_pair_features(unknown, *one, state.syntax_clash(unknown, *one)).tolist() == [[0, OBJECT, 0, 0]]
 
 
 def test_a_memory_without_parse_features_loads_into_one_with_them_and_scores_the_same():
