@@ -36,6 +36,7 @@ def main() -> None:
                     ("binding without the dative repair", "datives"),
                     ("singular_they counting only the genderless nominals near", "they_among_all_people"),
                     ("singular_they with any genderless singular nominal", "they_person_nouns"),
+                    ("singular_they without the learnt nouns for people", "learnt_person_nouns"),
                     ("singular_they without reported clauses", "reported_they"),
                     ("speakers without the verbs of telling", "telling"),
                     ("speaker_continuity without addressees", "addressees"),

@@ -709,6 +709,38 @@ def head_kinds_command(
     msg.good(f"{len(kinds)} head nouns of {len(counts)} counted ({by_kind}), written to {output}")
 
 
+@research_command("person-nouns")
+def person_nouns_command(
+    output: Path = typer.Argument(..., help="JSON file to write (the packaged one: spacy_entmem/resources/person_nouns.json)"),
+    litbank: Optional[Path] = TYPED_LITBANK_OPTION, fold: int = TYPED_FOLD_OPTION,
+    typed_docs: List[Path] = TYPED_DOCS_OPTION,
+    docs: List[Path] = typer.Option([], "--docs", exists=True, dir_okay=False,
+                                    help=".spacy files whose texts give the nouns to classify (training splits)"),
+    threshold: float = typer.Option(0.9, help="Probability of naming people a noun needs"),
+    min_count: int = typer.Option(1, help="Occurrences a noun needs in the --docs texts"),
+) -> None:
+    """Learn which nouns of the training texts name people beyond the head-kind lexicon (a classifier over
+    all-MiniLM-L6-v2 vectors fitted on the typed training mentions' heads) and write the person-noun list that
+    singular "they" reads; needs pip install 'spacy-entmem[transformers]'."""
+    import spacy_entmem
+    from spacy_entmem.corpora.head_kinds import count_head_kinds
+    from spacy_entmem.corpora.person_nouns import build_person_nouns, common_nouns, save_person_nouns
+
+    if not docs:
+        msg.fail("person-nouns needs at least one --docs file", exits=1)
+    if not 0 < threshold < 1:
+        msg.fail(f"--threshold is a probability between 0 and 1, got {threshold}", exits=1)
+    counts = count_head_kinds(typed_training_mentions("person-nouns", litbank, fold, typed_docs))
+    nlp = spacy_entmem.load_default()
+    with nlp.select_pipes(enable=["tok2vec", "tagger"]):
+        vocabulary = common_nouns(nlp.pipe(read_docbins(docs, nlp.vocab)), min_count)
+    words, typed, provenance = build_person_nouns(counts, vocabulary, threshold)
+    save_person_nouns(words, typed, output, provenance)
+    msg.good(f"{len(words)} learnt person nouns of {len(vocabulary)} common nouns (cross-validated precision "
+             f"{provenance['cross_validated_precision']:.3f}, recall {provenance['cross_validated_recall']:.3f} "
+             f"at {threshold}), written to {output}")
+
+
 @app.command("annotate")
 def annotate(
     inputs: List[str] = typer.Argument(..., help="Text files (one document each), folders, quoted globs, "

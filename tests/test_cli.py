@@ -248,6 +248,35 @@ def test_inanimate_nouns_command_counts_typed_docs_and_needs_an_input(tmp_path):
     assert result.exit_code == 1 and "needs --litbank or at least one --typed-docs file" in flat(result)
 
 
+def test_person_nouns_command_learns_from_typed_heads_and_checks_its_inputs(tmp_path):
+    import spacy
+    from spacy.tokens import DocBin
+
+    from spacy_entmem.corpora.person_nouns import load_person_nouns
+
+    people = ["farmer", "sailor", "soldier", "baker", "teacher", "nurse"]
+    things = ["bucket", "ladder", "pencil", "carpet", "window", "kettle"]
+    nlp = spacy.blank("en")
+    words = [w for noun in people + things for w in ("The", noun, "was", "there", ".") * 3]
+    words += ["The", "widow", "saw", "the", "teaspoon", "."]
+    doc = spacy.tokens.Doc(nlp.vocab, words=words)
+    for k, noun in enumerate(people + things):
+        label = "person" if noun in people else "object"
+        doc.spans[f"coref_clusters_{k + 1}"] = [spacy.tokens.Span(doc, 15 * k + 5 * r, 15 * k + 5 * r + 2, label)
+                                                for r in range(3)]
+    DocBin(docs=[doc]).to_disk(tmp_path / "typed.spacy")
+    output = tmp_path / "people.json"
+    result = runner.invoke(app, ["person-nouns", str(output), "--typed-docs", str(tmp_path / "typed.spacy"),
+                                 "--docs", str(tmp_path / "typed.spacy"), "--threshold", "0.5"])
+    assert result.exit_code == 0, result.output
+    assert load_person_nouns(output) == {"widow"} and "1 learnt person nouns of" in flat(result)
+    result = runner.invoke(app, ["person-nouns", str(output), "--typed-docs", str(tmp_path / "typed.spacy")])
+    assert result.exit_code == 1 and "needs at least one --docs file" in flat(result)
+    result = runner.invoke(app, ["person-nouns", str(output), "--typed-docs", str(tmp_path / "typed.spacy"),
+                                 "--docs", str(tmp_path / "typed.spacy"), "--threshold", "1.5"])
+    assert result.exit_code == 1 and "--threshold is a probability between 0 and 1, got 1.5" in flat(result)
+
+
 def test_gap_evaluate_select_finder_needs_a_span_finder(trained_nlp, tmp_path):
     trained_nlp.to_disk(tmp_path / "pipe")  # a token-level pipeline: no span finder to tune
     tsv = GAP / "gap-validation.tsv"

@@ -111,6 +111,7 @@ DECISION_SETTINGS = {
     "finder_name_ends": ("span_finder", "propose_name_ends"),
     "finder_drop_pronoun_bounded": ("span_finder", "drop_pronoun_bounded"),
     "finder_cut_name_clauses": ("span_finder", "cut_name_clauses"),
+    "finder_person_nouns": ("span_finder", "propose_person_nouns"),
 }
 
 

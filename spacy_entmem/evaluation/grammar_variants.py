@@ -6,6 +6,7 @@ from typing import Dict, Iterable, Iterator, Mapping, Optional, Tuple
 
 from spacy.language import Language
 
+from ..models import memory as memory_model
 from ..nn.memory import mention_memory
 from ..pipeline import mention_attributes, speakers, syntax
 
@@ -16,6 +17,7 @@ SWITCHES: Dict[str, Tuple[object, str]] = {
     "datives": (syntax, "REPAIR_DATIVES"),  # binding: a possessor that cannot be one is a dative
     "they_among_all_people": (mention_memory, "THEY_AMONG_ALL_PEOPLE"),  # singular they: one person near
     "they_person_nouns": (mention_memory, "THEY_NEEDS_PERSON_NOUN"),  # singular they: nouns for people only
+    "learnt_person_nouns": (memory_model, "LEARNT_PERSON_NOUNS"),  # singular they: the learnt nouns for people
     "reported_they": (mention_memory, "REPORTED_THEY"),  # singular they: "The gardener said that they …"
     "telling": (speakers, "TELLING_ATTRIBUTES"),  # speakers: "…," Robert told Sarah
     "addressees": (speakers, "ADDRESSEES"),  # speaker_continuity: a quoted you joins its addressee

@@ -19,11 +19,14 @@ LitBank + GUM dev). With ``cut_name_clauses`` a span that begins with two or mor
 a verb ("Alan Turing studied mathematics", whose end the model put after the verb) is cut back to the name ("Alan
 Turing"): it would cut none of LitBank train's 23,218 gold mentions and 10 of GUM train's 36,789 ("Stu Roberts
 is an attorney", "Open Education Resources licensed under ...").
+With ``propose_person_nouns`` a common noun for people (the packaged person-noun list's: "landlord", "waiter")
+that no candidate covers gets its noun phrase in the parse proposed ("A landlord called": the finder had
+proposed nothing there); a doc with no parse gets none.
 """
-from typing import Any, Callable, Iterable, Optional
+from typing import AbstractSet, Any, Callable, Iterable, Optional
 
 import numpy
-from spacy.attrs import IS_ALPHA, IS_TITLE, IS_UPPER, LENGTH, LOWER, ORTH, SENT_START
+from spacy.attrs import IS_ALPHA, IS_TITLE, IS_UPPER, LENGTH, LOWER, ORTH, SENT_START, TAG
 from spacy.language import Language
 from spacy.lexeme import Lexeme
 from spacy.pipeline.span_finder import DEFAULT_SPAN_FINDER_MODEL, SpanFinder
@@ -64,6 +67,7 @@ CLAUSE_OPENERS = frozenset("that which who whom when where because if while".spl
         "propose_name_ends": False,
         "drop_pronoun_bounded": False,
         "cut_name_clauses": False,
+        "propose_person_nouns": False,
         "scorer": {"@scorers": "spacy.span_finder_scorer.v1"},
     },
     default_score_weights={f"spans_{CANDIDATES_KEY}_f": 0.0, f"spans_{CANDIDATES_KEY}_p": 0.0,
@@ -73,7 +77,7 @@ def make_linear_span_finder(
     nlp: Language, name: str, model: Model[Iterable[Doc], Floats2d], spans_key: str, threshold: float,
     max_length: Optional[int], min_length: Optional[int], max_per_token: float, scorer: Optional[Callable],
     propose_pronouns: bool = True, propose_name_ends: bool = False, drop_pronoun_bounded: bool = False,
-    cut_name_clauses: bool = False,
+    cut_name_clauses: bool = False, propose_person_nouns: bool = False,
 ) -> "LinearSpanFinder":
     if max_length is None:
         raise ValueError(f"[spacy-entmem] {name}: max_length must be set (a number of tokens); without it "
@@ -87,6 +91,7 @@ def make_linear_span_finder(
     finder.cfg["propose_name_ends"] = propose_name_ends
     finder.cfg["drop_pronoun_bounded"] = drop_pronoun_bounded
     finder.cfg["cut_name_clauses"] = cut_name_clauses
+    finder.cfg["propose_person_nouns"] = propose_person_nouns
     return finder
 
 
@@ -117,6 +122,41 @@ def candidate_pairs(starts: numpy.ndarray, ends: numpy.ndarray, segment: numpy.n
     pair_ends = ends[first + numpy.arange(int(counts.sum()))].astype("int64")
     same = (segment[pair_starts] == segment[pair_ends]) & (segment[pair_starts] >= 0)
     return numpy.stack([pair_starts[same], pair_ends[same]], axis=1).reshape(-1, 2)
+
+
+COMMON_NOUN_TAGS = frozenset({"NN", "NNS"})
+
+
+NOT_IN_PHRASE = frozenset({"cc", "conj", "punct", "appos"})  # right dependents that end a noun's own phrase
+
+
+def person_noun_pairs(doc: Doc, pairs: numpy.ndarray, segment: numpy.ndarray, longest: int,
+                      nouns: AbstractSet[str]) -> numpy.ndarray:
+    """(K, 2) int64 (start, inclusive end): for each common noun (NN / NNS, no compound modifier) in ``nouns``
+    that none of ``pairs`` covers, its noun phrase in the parse: its left subtree and the subtrees of its right
+    dependents but conjuncts, appositions and punctuation ("a man of excellent character", "the waiter" of "the
+    waiter and the cook"), else its left subtree alone where that phrase is not inside one segment or not
+    shorter than ``longest``; none without a parse."""
+    if not len(doc) or not doc.has_annotation("DEP"):
+        return numpy.zeros((0, 2), dtype="int64")
+    covered = numpy.zeros(len(doc) + 1, dtype="int64")
+    numpy.add.at(covered, pairs[:, 0], 1)
+    numpy.add.at(covered, pairs[:, 1] + 1, -1)
+    covered = numpy.cumsum(covered)[:-1] > 0
+    tags = doc.to_array([TAG]).reshape(-1)
+    common = numpy.isin(tags, [doc.vocab.strings.add(tag) for tag in COMMON_NOUN_TAGS])
+    found = []
+    for i in numpy.flatnonzero(common & ~covered).tolist():  # only the uncovered common nouns are read
+        token = doc[i]
+        if token.dep_ == "compound" or token.lower_ not in nouns:
+            continue
+        start = token.left_edge.i
+        end = max([token.i] + [child.right_edge.i for child in token.rights if child.dep_ not in NOT_IN_PHRASE])
+        for last in (end, token.i):
+            if last - start < longest and segment[start] == segment[last] >= 0:
+                found.append((start, last))
+                break
+    return numpy.asarray(found, dtype="int64").reshape(-1, 2)
 
 
 def title_words(doc: Doc) -> numpy.ndarray:
@@ -333,6 +373,11 @@ class LinearSpanFinder(SpanFinder):
                 names = name_run_pairs(doc, starts, segment)
                 names = self._without_pronoun_bounded(doc, names[names[:, 1] - names[:, 0] < longest])
                 pairs = numpy.unique(numpy.concatenate([pairs, names]), axis=0)
+            if self.cfg.get("propose_person_nouns", False):
+                from ..models.memory import packaged_common_person_nouns
+
+                people = person_noun_pairs(doc, pairs, segment, longest, packaged_common_person_nouns())
+                pairs = numpy.unique(numpy.concatenate([pairs, people]), axis=0)
             pair_scores = boundary_scores(doc_scores, pairs)
             doc.spans[self.cfg["spans_key"]] = SpanGroup(
                 doc, name=self.cfg["spans_key"], spans=[Span(doc, s, e + 1) for s, e in pairs.tolist()],

@@ -123,3 +123,4 @@ def import_row(state, row: int, carried: CarriedMemory) -> None:
             index.setdefault(key, set()).add(cell)
     state.cells_with[row] = index
     state.next_entity[row] = carried.next_entity
+    state.derive_person_flags(row)

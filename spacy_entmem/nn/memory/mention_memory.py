@@ -113,6 +113,7 @@ THEY = 7  # the pronoun class of "they them their theirs themselves" (mention_at
 IT = 6  # the pronoun class of "it its itself"
 FIRST_OR_SECOND = (1, 2, 3)  # the pronoun classes of I, we and you (mention_attributes.PRONOUN_CLASS)
 SECOND, READER = 2, 4  # the PERSON of a you with an addressee and of one with none (``pipeline.turns``)
+SPOKEN_PERSONS = (1, SECOND, READER)  # the PERSON of an I / me / my and of a you
 # person_agreement also keeps "it" out of every cell holding an I / you (an ablation switches it off:
 # evaluation.grammar_variants)
 IMPERSONAL_IT = True
@@ -270,6 +271,10 @@ class CellState:
         self.roots = [[set() for _ in range(n_cells)] for _ in range(batch)]  # its mentions' root tokens
         # (turn, person) of its mentions that have a person (``PERSON``, ``TURN``)
         self.persons = [[set() for _ in range(n_cells)] for _ in range(batch)]
+        # read off ``persons`` (kept as arrays: every step asks them of every cell): an I / me / my or a you
+        # joined; a you with no addressee (``READER``) joined
+        self.spoken = numpy.zeros((batch, n_cells), dtype=bool)
+        self.reader = numpy.zeros((batch, n_cells), dtype=bool)
         # per document: ("n", norm id) / ("h", head id) -> the cells holding a mention with that string
         self.cells_with = [dict() for _ in range(batch)]
         self.next_entity = numpy.zeros(batch, dtype="int64")
@@ -277,6 +282,12 @@ class CellState:
     @property
     def used(self) -> numpy.ndarray:
         return self.entity >= 0
+
+    def derive_person_flags(self, row: int) -> None:
+        """Set row ``row``'s ``spoken`` and ``reader`` from its ``persons`` (a state carried in from a text before)."""
+        for cell, persons in enumerate(self.persons[row]):
+            self.spoken[row, cell] = any(p in SPOKEN_PERSONS for _, p in persons)
+            self.reader[row, cell] = any(p == READER for _, p in persons)
 
     def select(self, rows: numpy.ndarray) -> "CellState":
         """A state whose row k is a copy of row ``rows[k]`` of this one (beam search: each kept reading
@@ -427,13 +438,12 @@ class CellState:
             # a named speaker's first I: the speaker's own cell, one that holds the speaker's name, or a new one
             words = {word for word in attrs[rows[k], NAME_WORDS].tolist() if word >= 0}
             clash[k] = not (words and words <= self.names[rows[k]][cells[k]])
-        if IMPERSONAL_IT:
-            for k in numpy.flatnonzero(attrs[rows, PRONOUN] == IT).tolist():  # "it" is never a speaker or addressee
-                clash[k] = any(p in (1, SECOND, READER) for _, p in self.persons[rows[k]][cells[k]])
+        if IMPERSONAL_IT:  # "it" is never a speaker or addressee
+            it = attrs[rows, PRONOUN] == IT
+            clash[it] = self.spoken[rows[it], cells[it]]
         # a you with no addressee is no one the text names, and no one it names is that you
         clash |= (attrs[rows, PERSON] == READER) & self.third_person[rows, cells]
-        for k in numpy.flatnonzero(third_person(attrs[rows])).tolist():
-            clash[k] |= any(p == READER for _, p in self.persons[rows[k]][cells[k]])
+        clash |= third_person(attrs[rows]) & self.reader[rows, cells]
         return clash
 
     def binder_cell(self, attrs: numpy.ndarray, active: numpy.ndarray) -> numpy.ndarray:
@@ -524,7 +534,8 @@ class CellState:
         self.entity[new_rows, new_cells] = self.next_entity[new_rows]
         self.next_entity[new_rows] += 1
         for field in (self.count, self.gender, self.number, self.proper, self.inanimate, self.narrator,
-                      self.noun_numbers, self.temporal, self.untimed, self.person_noun, self.third_person):
+                      self.noun_numbers, self.temporal, self.untimed, self.person_noun, self.third_person,
+                      self.spoken, self.reader):
             field[new_rows, new_cells] = 0
         for b, i in zip(new_rows.tolist(), new_cells.tolist()):
             for key in self.strings[b][i]:
@@ -556,6 +567,8 @@ class CellState:
         self.untimed[rows, cells] |= attrs[:, INANIMATE] != TIME_EXPRESSION
         self.person_noun[rows, cells] |= attrs[:, INANIMATE] == PERSON_NOUN
         self.third_person[rows, cells] |= third_person(attrs)
+        self.spoken[rows, cells] |= numpy.isin(attrs[:, PERSON], SPOKEN_PERSONS)
+        self.reader[rows, cells] |= attrs[:, PERSON] == READER
         self.narrator[rows, cells] = numpy.where(narrator_pronouns(attrs), attrs[:, VOICE] + 1,
                                                  self.narrator[rows, cells])
         self.noun_numbers[rows, cells] |= attrs[:, NOUN_NUMBER]

@@ -106,3 +106,20 @@ def test_an_empty_document_passes_the_carried_memory_on(memory):
     finally:
         memory.carried = None
     assert out.final_states == [carried] and out.entities.shape == (1, 0)
+
+
+def test_a_resumed_state_knows_which_cells_hold_an_i_a_you_or_the_readers_you():
+    from spacy_entmem.nn.memory.carry import import_row
+    from spacy_entmem.nn.memory.mention_memory import READER, SECOND
+
+    state = CellState(1, 4)
+    state.entity[0] = [0, 1, 2, 3]
+    state.persons[0][0].add((0, 1))  # an I
+    state.persons[0][1].add((0, SECOND))  # a you with an addressee
+    state.persons[0][2].add((0, READER))  # the reader's you
+    state.persons[0][3].add((0, 3))  # a he
+    carried = export_row(state, numpy.zeros((4, 2)), 0).after_text(5)
+    resumed = CellState(1, 4)
+    import_row(resumed, 0, CarriedMemory.from_dict(carried.to_dict()))
+    assert resumed.spoken[0].tolist() == [True, True, True, False]
+    assert resumed.reader[0].tolist() == [False, False, True, False]
