@@ -20,10 +20,10 @@ from typing import Dict, FrozenSet, Iterable, List, Sequence, Tuple
 
 import numpy
 
+from ..pipeline.mention_attributes import COMMON_NOUN_TAGS
 from .head_kinds import PERSON
 
 PACKAGED_PERSON_NOUNS = Path(__file__).parent.parent / "resources" / "person_nouns.json"
-NOUN_TAGS = frozenset({"NN", "NNS"})
 TEMPLATE = "the {}"
 
 
@@ -34,7 +34,7 @@ def common_nouns(docs: Iterable, min_count: int = 1) -> List[str]:
     for doc in docs:
         for token in doc:
             if token.text.isalpha():
-                tags[token.text.lower()][(token.tag_ in NOUN_TAGS, token.text.islower())] += 1
+                tags[token.text.lower()][(token.tag_ in COMMON_NOUN_TAGS, token.text.islower())] += 1
     out = []
     for word, counter in tags.items():
         total = sum(counter.values())
@@ -140,7 +140,8 @@ def build_person_nouns(kind_counts: Dict[str, Counter], vocabulary: Sequence[str
                        folds: int = 5) -> Tuple[List[str], List[str], Dict[str, object]]:
     """The learnt person nouns of ``vocabulary``, its labelled people, and the provenance to save with them
     (labelled heads, the cross-validated precision and recall at ``threshold``)."""
-    labels = {w: v for w, v in labelled_heads(kind_counts, min_share=min_share).items() if w in set(vocabulary)}
+    known = set(vocabulary)
+    labels = {w: v for w, v in labelled_heads(kind_counts, min_share=min_share).items() if w in known}
     words = sorted(labels)
     classifier, (precision, recall) = fit_person_classifier(
         encode_nouns(words, model_path), numpy.array([int(labels[w]) for w in words]), threshold, folds)

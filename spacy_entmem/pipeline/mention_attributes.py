@@ -59,6 +59,7 @@ SENTENCE_OPENERS = OPENING_QUOTES | TOGGLING_QUOTES
 # Penn Treebank noun tags → number (the tagger's, where the pipeline runs one)
 NOUN_TAG_NUMBER = {"NN": SINGULAR, "NNP": SINGULAR, "NNS": PLURAL, "NNPS": PLURAL}
 NUMBER_OF_TAG_ID = {hash_string(tag): number for tag, number in NOUN_TAG_NUMBER.items()}  # as doc.to_array([TAG])
+COMMON_NOUN_TAGS = frozenset({"NN", "NNS"})  # a common noun's tags (not a name's: NNP, NNPS)
 POSSESSIVE_MARKERS = {"'s", "’s", "'"}
 # possessive determiners ("her" is also an object pronoun)
 POSSESSIVE_DETERMINERS = frozenset("my your his her its our their thy".split())

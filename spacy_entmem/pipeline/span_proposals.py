@@ -35,7 +35,7 @@ from spacy.tokens import Doc, Span, SpanGroup
 from thinc.api import Model
 from thinc.types import Floats2d
 
-from .mention_attributes import POSSESSIVE_DETERMINERS, PRONOUNS
+from .mention_attributes import COMMON_NOUN_TAGS, POSSESSIVE_DETERMINERS, PRONOUNS
 from .sentences import SENTENCE_FINAL
 
 CANDIDATES_KEY = "mention_candidates"
@@ -124,9 +124,8 @@ def candidate_pairs(starts: numpy.ndarray, ends: numpy.ndarray, segment: numpy.n
     return numpy.stack([pair_starts[same], pair_ends[same]], axis=1).reshape(-1, 2)
 
 
-COMMON_NOUN_TAGS = frozenset({"NN", "NNS"})
-
-
+# as doc.to_array([TAG]) gives them
+COMMON_NOUN_TAG_IDS = numpy.asarray(sorted(hash_string(tag) for tag in COMMON_NOUN_TAGS), dtype="uint64")
 NOT_IN_PHRASE = frozenset({"cc", "conj", "punct", "appos"})  # right dependents that end a noun's own phrase
 
 
@@ -144,7 +143,7 @@ def person_noun_pairs(doc: Doc, pairs: numpy.ndarray, segment: numpy.ndarray, lo
     numpy.add.at(covered, pairs[:, 1] + 1, -1)
     covered = numpy.cumsum(covered)[:-1] > 0
     tags = doc.to_array([TAG]).reshape(-1)
-    common = numpy.isin(tags, [doc.vocab.strings.add(tag) for tag in COMMON_NOUN_TAGS])
+    common = numpy.isin(tags, COMMON_NOUN_TAG_IDS)
     found = []
     for i in numpy.flatnonzero(common & ~covered).tolist():  # only the uncovered common nouns are read
         token = doc[i]
@@ -351,6 +350,11 @@ class LinearSpanFinder(SpanFinder):
         threshold = self.cfg["threshold"]
         shortest = self.cfg["min_length"] or 1
         longest = self.cfg["max_length"]
+        people = None
+        if self.cfg.get("propose_person_nouns", False):
+            from ..models.memory import packaged_common_person_nouns
+
+            people = packaged_common_person_nouns()
         offset = 0
         for doc in docs:
             doc_scores = scores[offset: offset + len(doc)]
@@ -373,11 +377,9 @@ class LinearSpanFinder(SpanFinder):
                 names = name_run_pairs(doc, starts, segment)
                 names = self._without_pronoun_bounded(doc, names[names[:, 1] - names[:, 0] < longest])
                 pairs = numpy.unique(numpy.concatenate([pairs, names]), axis=0)
-            if self.cfg.get("propose_person_nouns", False):
-                from ..models.memory import packaged_common_person_nouns
-
-                people = person_noun_pairs(doc, pairs, segment, longest, packaged_common_person_nouns())
-                pairs = numpy.unique(numpy.concatenate([pairs, people]), axis=0)
+            if people is not None:
+                found = person_noun_pairs(doc, pairs, segment, longest, people)
+                pairs = numpy.unique(numpy.concatenate([pairs, found]), axis=0)
             pair_scores = boundary_scores(doc_scores, pairs)
             doc.spans[self.cfg["spans_key"]] = SpanGroup(
                 doc, name=self.cfg["spans_key"], spans=[Span(doc, s, e + 1) for s, e in pairs.tolist()],
