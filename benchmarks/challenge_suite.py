@@ -17,7 +17,7 @@ import json
 import re
 from collections import defaultdict
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 MASCULINE = ["John", "David", "Michael", "Robert", "James", "Daniel", "Thomas", "Peter", "Mark", "Paul", "George",
              "Henry"]
@@ -203,12 +203,15 @@ def judge(item: dict, clusters: List[List[Tuple[int, int]]]) -> bool:
     return True
 
 
-def evaluate(nlp, suite: List[dict]) -> Dict[str, Dict[str, float]]:
-    """Accuracy per category (and overall, masculine, feminine): {name: {"n": count, "accuracy": percent}}."""
+def evaluate(nlp, suite: List[dict], failures: Optional[List[dict]] = None) -> Dict[str, Dict[str, float]]:
+    """Accuracy per category (and overall, masculine, feminine): {name: {"n": count, "accuracy": percent}}.
+    ``failures``, when given, receives each failed item with the clusters printed for it."""
     right = defaultdict(list)
     for item, doc in zip(suite, nlp.pipe(item["text"] for item in suite)):
         clusters = [[(span.start_char, span.end_char) for span in group] for group in doc._.coref_clusters]
         ok = judge(item, clusters)
+        if not ok and failures is not None:
+            failures.append({**item, "clusters": [[span.text for span in group] for group in doc._.coref_clusters]})
         for key in (item["category"], "all items", "masculine" if item["gender"] == "m" else "feminine"):
             right[key].append(ok)
     return {key: {"n": len(values), "accuracy": 100 * sum(values) / len(values)} for key, values in right.items()}
@@ -222,6 +225,10 @@ def main() -> None:
                         "grammar work (grammar_variants.PREVIOUS_DEFAULT: no parser, none of its rules)")
     parser.add_argument("--write", type=Path, default=None, help="write the items as JSON lines and stop")
     parser.add_argument("--output", type=Path, default=None, help="write the scores as JSON")
+    parser.add_argument("--mention-scheme", default=None, help="the shipped pipeline under this mention scheme "
+                        "(spacy_entmem.load_default's mention_scheme; 'gum' links appositions, LitBank's does not)")
+    parser.add_argument("--failures", type=Path, default=None, help="write the failed items, each with the "
+                        "clusters printed for it, as JSON lines")
     args = parser.parse_args()
     suite = items()
     if args.write:
@@ -232,7 +239,10 @@ def main() -> None:
 
     import spacy_entmem
 
-    nlp = spacy.load(args.pipeline) if args.pipeline else spacy_entmem.load_default()
+    if args.pipeline and args.mention_scheme:
+        parser.error("--mention-scheme applies to the shipped pipeline; give it or --pipeline, not both")
+    scheme = {"mention_scheme": args.mention_scheme} if args.mention_scheme else {}
+    nlp = spacy.load(args.pipeline) if args.pipeline else spacy_entmem.load_default(**scheme)
     for setting in args.setting:
         name, value = setting.split("=", 1)
         nlp.get_pipe("entity_memory").cfg[name] = json.loads(value)
@@ -241,7 +251,10 @@ def main() -> None:
     from spacy_entmem.evaluation.grammar_variants import PREVIOUS_DEFAULT, grammar_variant
 
     with grammar_variant(nlp, **PREVIOUS_DEFAULT) if args.previous_default else nullcontext():
-        scores = evaluate(nlp, suite)
+        failures: List[dict] = []
+        scores = evaluate(nlp, suite, failures)
+    if args.failures:
+        args.failures.write_text("".join(json.dumps(item) + "\n" for item in failures), encoding="utf8")
     for key in sorted(scores, key=lambda k: (k in ("all items", "masculine", "feminine"), k)):
         print(f"{key:42s} {scores[key]['n']:4d} items  {scores[key]['accuracy']:5.1f} %")
     gap = scores["masculine"]["accuracy"] - scores["feminine"]["accuracy"]

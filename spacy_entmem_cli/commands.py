@@ -718,13 +718,16 @@ def person_nouns_command(
                                     help=".spacy files whose texts give the nouns to classify (training splits)"),
     threshold: float = typer.Option(0.9, help="Probability of naming people a noun needs"),
     min_count: int = typer.Option(1, help="Occurrences a noun needs in the --docs texts"),
+    encoder_vocabulary: bool = typer.Option(False, "--encoder-vocabulary", help="Also classify the encoder's "
+                                            "whole words that the --docs texts never use"),
 ) -> None:
     """Learn which nouns of the training texts name people beyond the head-kind lexicon (a classifier over
     all-MiniLM-L6-v2 vectors fitted on the typed training mentions' heads) and write the person-noun list that
     singular "they" reads; needs pip install 'spacy-entmem[transformers]'."""
     import spacy_entmem
     from spacy_entmem.corpora.head_kinds import count_head_kinds
-    from spacy_entmem.corpora.person_nouns import build_person_nouns, common_nouns, save_person_nouns
+    from spacy_entmem.corpora.person_nouns import (build_person_nouns, capitalised_words, common_nouns,
+                                                   encoder_words, save_person_nouns, tag_counts)
 
     if not docs:
         msg.fail("person-nouns needs at least one --docs file", exits=1)
@@ -733,8 +736,11 @@ def person_nouns_command(
     counts = count_head_kinds(typed_training_mentions("person-nouns", litbank, fold, typed_docs))
     nlp = spacy_entmem.load_default()
     with nlp.select_pipes(enable=["tok2vec", "tagger"]):
-        vocabulary = common_nouns(nlp.pipe(read_docbins(docs, nlp.vocab)), min_count)
-    words, typed, provenance = build_person_nouns(counts, vocabulary, threshold)
+        tags = tag_counts(nlp.pipe(read_docbins(docs, nlp.vocab)))
+    vocabulary = common_nouns(tags, min_count)
+    unseen = encoder_words(set(vocabulary) | set(capitalised_words(tags))) if encoder_vocabulary else []
+    words, typed, provenance = build_person_nouns(counts, vocabulary + unseen, threshold)
+    provenance["encoder_vocabulary"] = len(unseen)
     save_person_nouns(words, typed, output, provenance)
     msg.good(f"{len(words)} learnt person nouns of {len(vocabulary)} common nouns (cross-validated precision "
              f"{provenance['cross_validated_precision']:.3f}, recall {provenance['cross_validated_recall']:.3f} "

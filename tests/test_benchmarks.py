@@ -35,3 +35,25 @@ def test_counterfactual_average_pairs_each_example_with_its_swapped_copy(monkeyp
     original = {"test-1": (0.2, 0.8), "test-2": (0.6, 0.1)}
     swapped = {"test-1-swapped": (0.4, 0.4)}  # test-2's copy was left out
     assert counterfactual.averaged(original, swapped) == {"test-1": pytest.approx((0.3, 0.6)), "test-2": (0.6, 0.1)}
+
+
+def test_the_challenge_suite_scores_items_by_their_links_and_lists_the_failed_ones(monkeypatch):
+    from types import SimpleNamespace
+
+    suite = load(BENCHMARKS / "challenge_suite.py", monkeypatch)
+    items = [{"id": "0-0-m", "category": "principle B", "gender": "m", "text": "Tom paid Bob and thanked him.",
+              "slots": {"A": [0, 3], "B": [9, 12], "P": [25, 28]}, "checks": [["link", "P", "B"], ["apart", "P", "A"]]},
+             {"id": "0-0-f", "category": "principle B", "gender": "f", "text": "Ann paid Eve and thanked her.",
+              "slots": {"A": [0, 3], "B": [9, 12], "P": [25, 28]}, "checks": [["link", "P", "B"], ["apart", "P", "A"]]}]
+
+    def mention(start, end, text):
+        return SimpleNamespace(start_char=start, end_char=end, text=text)
+
+    clusters = [[[mention(9, 12, "Bob"), mention(25, 28, "him")]],  # right
+                [[mention(0, 3, "Ann"), mention(25, 28, "her")]]]  # the subject: wrong
+    nlp = SimpleNamespace(pipe=lambda texts: [SimpleNamespace(_=SimpleNamespace(coref_clusters=c)) for c in clusters])
+    failures = []
+    scores = suite.evaluate(nlp, items, failures)
+    assert scores["principle B"] == {"n": 2, "accuracy": 50.0}
+    assert scores["masculine"]["accuracy"] == 100.0 and scores["feminine"]["accuracy"] == 0.0
+    assert [f["id"] for f in failures] == ["0-0-f"] and failures[0]["clusters"] == [["Ann", "her"]]

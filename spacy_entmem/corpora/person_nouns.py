@@ -5,14 +5,19 @@ The head-kind lexicon (``corpora.head_kinds``) knows a noun names people only wh
 training mentions, so "the tenant", "the banker" or "the defendant" have no kind, and singular "they" (the
 entity_memory rule ``singular_they``, which needs a noun for people) cannot take them. Here every common noun of
 the training texts (tagged NN or NNS by the shipped tagger in most of its occurrences, written in lower case in
-most) gets a probability of naming people from a logistic regression (scikit-learn) over all-MiniLM-L6-v2's
-mean state of "the <noun>". Its labels come from the typed training mentions only: a head whose typed mentions
-are at least ``min_share`` people is a positive, one whose are at most 1 - ``min_share`` people a negative. A noun
-joins the list when its probability reaches ``threshold`` and the training mentions do not already type it
-mostly as something else (typed evidence wins). The file records the classifier's cross-validated precision
-and recall on the labelled heads at that threshold, and beside the learnt nouns the labelled people among the
-common nouns (``typed``: the head-kind lexicon's people less the names it holds, "oak" for Gabriel Oak), which
-the finder's ``propose_person_nouns`` reads with the learnt ones."""
+most) and, with ``encoder_words``, every other whole word of the encoder's vocabulary that those texts do not
+write capitalised ("plumber", never in them; "witness", mostly a verb there) gets a probability of naming people
+from a logistic regression (scikit-learn) over all-MiniLM-L6-v2's mean state of "the <noun>". That vocabulary
+has no case, so it holds names ("mike"): the pipeline reads the list only for heads not tagged as names
+(``mention_attributes.PERSON_NOUNS_NOT_NAMES``), the finder only for words tagged NN or NNS.
+
+The labels come from the typed training mentions only: a head whose typed mentions are at least ``min_share``
+people is a positive, one whose are at most 1 - ``min_share`` people a negative. A noun joins the list when its
+probability reaches ``threshold`` and the training mentions do not already type it mostly as something else
+(typed evidence wins). The file records the classifier's cross-validated precision and recall on the labelled
+heads at that threshold, and beside the learnt nouns the labelled people among the common nouns (``typed``: the
+head-kind lexicon's people less the names it holds, "oak" for Gabriel Oak), which the finder's
+``propose_person_nouns`` reads with the learnt ones."""
 import json
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -27,22 +32,54 @@ PACKAGED_PERSON_NOUNS = Path(__file__).parent.parent / "resources" / "person_nou
 TEMPLATE = "the {}"
 
 
-def common_nouns(docs: Iterable, min_count: int = 1) -> List[str]:
-    """The lower-case alphabetic words of tagged ``docs`` tagged NN or NNS in most of their occurrences and
-    written in lower case in most (no names), seen at least ``min_count`` times, sorted."""
+PROPER_NOUN_TAGS = frozenset({"NNP", "NNPS"})
+
+
+def tag_counts(docs: Iterable) -> Dict[str, Counter]:
+    """Lower-case alphabetic word → Counter of (tag class, written in lower case) over tagged ``docs``; the tag
+    class is "common" (NN, NNS), "proper" (NNP, NNPS) or "other"."""
     tags: Dict[str, Counter] = defaultdict(Counter)
     for doc in docs:
         for token in doc:
             if token.text.isalpha():
-                tags[token.text.lower()][(token.tag_ in COMMON_NOUN_TAGS, token.text.islower())] += 1
-    out = []
-    for word, counter in tags.items():
-        total = sum(counter.values())
-        noun = sum(n for (is_noun, _), n in counter.items() if is_noun)
-        lower = sum(n for (_, is_lower), n in counter.items() if is_lower)
-        if total >= min_count and 2 * noun > total and 2 * lower > total and len(word) > 2:
-            out.append(word)
-    return sorted(out)
+                kind = "common" if token.tag_ in COMMON_NOUN_TAGS else \
+                    "proper" if token.tag_ in PROPER_NOUN_TAGS else "other"
+                tags[token.text.lower()][(kind, token.text.islower())] += 1
+    return tags
+
+
+def _majority(counter: Counter, kind: str, lower: bool) -> bool:
+    total = sum(counter.values())
+    return 2 * sum(n for (k, _), n in counter.items() if k == kind) > total and \
+        2 * sum(n for (_, is_lower), n in counter.items() if is_lower == lower) > total
+
+
+def common_nouns(tags: Dict[str, Counter], min_count: int = 1) -> List[str]:
+    """The words of ``tags`` (as ``tag_counts`` gives them) tagged NN or NNS in most of their occurrences and
+    written in lower case in most (no names), seen at least ``min_count`` times, sorted."""
+    return sorted(word for word, counter in tags.items()
+                  if sum(counter.values()) >= min_count and len(word) > 2 and _majority(counter, "common", True))
+
+
+def capitalised_words(tags: Dict[str, Counter]) -> List[str]:
+    """The words of ``tags`` written capitalised in most of their occurrences (names, sentence openers), sorted."""
+    return sorted(word for word, counter in tags.items()
+                  if 2 * sum(n for (_, is_lower), n in counter.items() if not is_lower) >= sum(counter.values()))
+
+
+def encoder_words(excluded: Iterable[str], model_path=None) -> List[str]:
+    """The encoder's whole-word pieces (lower-case ASCII letters, three or more) not in ``excluded``, sorted:
+    English words beyond the training texts' common nouns, so that a noun for people such as "plumber" can be
+    listed without appearing there. The encoder reads no case, so the training texts' capitalised words
+    (``capitalised_words``: names) belong in ``excluded``, with the common nouns already judged."""
+    from transformers import AutoTokenizer
+
+    from ..pipeline.span_encoder import packaged_encoder_path
+
+    excluded = set(excluded)
+    vocabulary = AutoTokenizer.from_pretrained(model_path or packaged_encoder_path()).get_vocab()
+    return sorted(w for w in vocabulary if len(w) > 2 and w.isascii() and w.isalpha() and w.islower()
+                  and w not in excluded)
 
 
 def labelled_heads(kind_counts: Dict[str, Counter], min_count: int = 3,

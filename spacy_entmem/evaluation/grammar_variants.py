@@ -8,7 +8,7 @@ from spacy.language import Language
 
 from ..models import memory as memory_model
 from ..nn.memory import mention_memory
-from ..pipeline import mention_attributes, speakers, syntax
+from ..pipeline import mention_attributes, span_proposals, speakers, syntax
 
 GRAMMAR_RULES = ("syntactic_binding", "person_agreement", "singular_they", "reader_you")
 # name → (module, its module-level flag): the parts of the rules an ablation can switch off one by one
@@ -18,6 +18,8 @@ SWITCHES: Dict[str, Tuple[object, str]] = {
     "they_among_all_people": (mention_memory, "THEY_AMONG_ALL_PEOPLE"),  # singular they: one person near
     "they_person_nouns": (mention_memory, "THEY_NEEDS_PERSON_NOUN"),  # singular they: nouns for people only
     "learnt_person_nouns": (memory_model, "LEARNT_PERSON_NOUNS"),  # singular they: the learnt nouns for people
+    "person_nouns_not_names": (mention_attributes, "PERSON_NOUNS_NOT_NAMES"),  # no name is a person noun
+    "clauses_cover_nothing": (span_proposals, "CLAUSES_COVER_NOTHING"),  # finder: a clause covers no person noun
     "reported_they": (mention_memory, "REPORTED_THEY"),  # singular they: "The gardener said that they …"
     "telling": (speakers, "TELLING_ATTRIBUTES"),  # speakers: "…," Robert told Sarah
     "addressees": (speakers, "ADDRESSEES"),  # speaker_continuity: a quoted you joins its addressee

@@ -66,6 +66,10 @@ POSSESSIVE_DETERMINERS = frozenset("my your his her its our their thy".split())
 # what opens a nominal that a name can stand in apposition with ("her sister Jane", "the lawyer Utterson")
 APPOSITION_OPENERS = LEADING_WORDS | POSSESSIVE_DETERMINERS
 SINGULAR_NOUN_TAG = hash_string("NN")
+PROPER_NOUN_TAG_IDS = frozenset(hash_string(tag) for tag in ("NNP", "NNPS"))
+# whether a head word tagged as a name (NNP, NNPS) is kept out of the person-noun kind: the learnt list is read
+# without case ("mike" is a word of the encoder's vocabulary), and a name is no common noun for people
+PERSON_NOUNS_NOT_NAMES = True
 NO_NOMINAL = (-1, -1)
 NO_NAME_WORDS = (-1,) * N_NAME_WORDS
 NARRATOR_VOICE = 0  # the voice of a text with no speaker named (``mention_memory.VOICE``)
@@ -328,7 +332,8 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
                 inanimate, gender = TIME_EXPRESSION, UNKNOWN
             elif not gender:
                 inanimate = thing or int(words[head] in inanimate_nouns)
-                if not inanimate and person_nouns is not None and words[head] in person_nouns:
+                if not inanimate and person_nouns is not None and words[head] in person_nouns and not (
+                        PERSON_NOUNS_NOT_NAMES and tags[start + head] in PROPER_NOUN_TAG_IDS):
                     inanimate = PERSON_NOUN
         proper = any(capitalised[start:end])
         noun_number = NUMBER_OF_TAG_ID.get(tags[start + head], UNKNOWN)

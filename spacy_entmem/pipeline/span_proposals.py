@@ -129,25 +129,44 @@ COMMON_NOUN_TAG_IDS = numpy.asarray(sorted(hash_string(tag) for tag in COMMON_NO
 NOT_IN_PHRASE = frozenset({"cc", "conj", "punct", "appos"})  # right dependents that end a noun's own phrase
 
 
+# whether a candidate whose parse root is a verb (a whole clause the finder proposed: "The lawyer thanked the
+# witness and paid him") is left out of what covers a noun for people (off in an ablation)
+CLAUSES_COVER_NOTHING = True
+VERB_TAG_IDS = numpy.asarray(sorted(hash_string(tag) for tag in ("VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "MD")),
+                             dtype="uint64")
+
+
 def person_noun_pairs(doc: Doc, pairs: numpy.ndarray, segment: numpy.ndarray, longest: int,
                       nouns: AbstractSet[str]) -> numpy.ndarray:
     """(K, 2) int64 (start, inclusive end): for each common noun (NN / NNS, no compound modifier) in ``nouns``
-    that none of ``pairs`` covers, its noun phrase in the parse: its left subtree and the subtrees of its right
+    that none of ``pairs`` covers (with ``CLAUSES_COVER_NOTHING``, none whose root is a verb counts), its noun
+    phrase in the parse: its left subtree and the subtrees of its right
     dependents but conjuncts, appositions and punctuation ("a man of excellent character", "the waiter" of "the
     waiter and the cook"), else its left subtree alone where that phrase is not inside one segment or not
     shorter than ``longest``; none without a parse."""
     if not len(doc) or not doc.has_annotation("DEP"):
         return numpy.zeros((0, 2), dtype="int64")
+    tags, lower = doc.to_array([TAG, LOWER]).reshape(-1, 2).T
+    strings, lower = doc.vocab.strings, lower.tolist()
+    wanted = numpy.asarray([i for i in numpy.flatnonzero(numpy.isin(tags, COMMON_NOUN_TAG_IDS)).tolist()
+                            if strings[lower[i]] in nouns], dtype="int64")
+    if not len(wanted):
+        return numpy.zeros((0, 2), dtype="int64")
+    # the candidates that hold a wanted noun: only they can cover one (and only their roots are read)
+    pairs = pairs[numpy.searchsorted(wanted, pairs[:, 1], "right") > numpy.searchsorted(wanted, pairs[:, 0])]
+    if CLAUSES_COVER_NOTHING and len(pairs):
+        from .syntax import span_root
+
+        roots = [span_root(doc, start, end + 1) for start, end in pairs.tolist()]
+        pairs = pairs[~numpy.isin(tags[roots], VERB_TAG_IDS)]
     covered = numpy.zeros(len(doc) + 1, dtype="int64")
     numpy.add.at(covered, pairs[:, 0], 1)
     numpy.add.at(covered, pairs[:, 1] + 1, -1)
     covered = numpy.cumsum(covered)[:-1] > 0
-    tags = doc.to_array([TAG]).reshape(-1)
-    common = numpy.isin(tags, COMMON_NOUN_TAG_IDS)
     found = []
-    for i in numpy.flatnonzero(common & ~covered).tolist():  # only the uncovered common nouns are read
+    for i in wanted[~covered[wanted]].tolist():  # only the uncovered nouns for people are read
         token = doc[i]
-        if token.dep_ == "compound" or token.lower_ not in nouns:
+        if token.dep_ == "compound":
             continue
         start = token.left_edge.i
         end = max([token.i] + [child.right_edge.i for child in token.rights if child.dep_ not in NOT_IN_PHRASE])

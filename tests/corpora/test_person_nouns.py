@@ -7,9 +7,10 @@ import pytest
 import spacy
 from spacy.tokens import Doc
 
-from spacy_entmem.corpora.person_nouns import (build_person_nouns, encode_nouns, fit_person_classifier,
-                                               labelled_heads, learnt_person_nouns, load_person_nouns,
-                                               save_person_nouns, common_nouns, typed_otherwise)
+from spacy_entmem.corpora.person_nouns import (build_person_nouns, capitalised_words, common_nouns, encode_nouns,
+                                               encoder_words, fit_person_classifier, labelled_heads,
+                                               learnt_person_nouns, load_person_nouns, save_person_nouns,
+                                               tag_counts, typed_otherwise)
 from spacy_entmem.models.memory import _person_nouns, packaged_common_person_nouns, packaged_person_nouns
 
 
@@ -23,8 +24,19 @@ def test_common_nouns_are_lower_case_words_mostly_tagged_nn_or_nns():
                    ["DT", "NNS", "VBP", "DT", "NN", "IN", "NNP", "NNP"]),
             tagged(["a", "tenant", "of", "Smith"], ["DT", "NN", "IN", "NNP"])]
     # rent: NN once, VBP once (no majority); smith: a name; tenant: NN twice, a name once
-    assert common_nouns(docs) == ["flat", "tenant", "tenants"]
-    assert common_nouns(docs, min_count=2) == ["tenant"]
+    tags = tag_counts(docs)
+    assert common_nouns(tags) == ["flat", "tenant", "tenants"]
+    assert common_nouns(tags, min_count=2) == ["tenant"]
+    assert tags["rent"] == Counter({("common", True): 1, ("other", True): 1})
+    # names and sentence openers; not "tenant" (capitalised once in "Tenant Street", lower case twice)
+    assert capitalised_words(tags) == ["smith", "street", "the"]
+
+
+def test_encoder_words_are_whole_lower_case_words_the_training_texts_never_use():
+    words = encoder_words({"tenant", "rent"})
+    assert {"mechanic", "banker"} <= set(words) and "tenant" not in words and "rent" not in words
+    assert all(w.isalpha() and w.islower() and w.isascii() and len(w) > 2 for w in words)  # no "##ing", "the"
+    assert "##ing" not in words and "is" not in words and words == sorted(words)
 
 
 def test_heads_are_labelled_by_the_share_of_people_among_their_typed_mentions():

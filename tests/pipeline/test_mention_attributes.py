@@ -120,6 +120,22 @@ def test_a_possessor_is_no_gender_cue_and_inanimate_heads_need_the_list_and_no_g
     assert mention_attributes(doc, spans, StringIds())[:, INANIMATE].tolist() == [0] * 5  # no list: nothing is
 
 
+def test_a_head_tagged_as_a_name_is_no_person_noun_though_its_lower_case_form_is_listed():
+    from spacy.tokens import Doc
+
+    from spacy_entmem.nn.memory.mention_memory import INANIMATE, PERSON_NOUN
+
+    # the learnt list is read without case: "mason" names people, "Mason" (NNP) is a name
+    doc = Doc(spacy.blank("en").vocab, words=["Mason", "met", "the", "mason", "and", "a", "mason", "."],
+              tags=["NNP", "VBD", "DT", "NN", "CC", "DT", "NN", "."])
+    spans = [(0, 1), (2, 4), (5, 7)]
+    rows = mention_attributes(doc, spans, StringIds(), {}, frozenset(), person_nouns=frozenset({"mason"}))
+    assert rows[:, INANIMATE].tolist() == [0, PERSON_NOUN, PERSON_NOUN]
+    untagged = spacy.blank("en")("Mason met the mason .")  # no tags: only the list decides
+    rows = mention_attributes(untagged, [(0, 1), (2, 4)], StringIds(), {}, frozenset(), person_nouns={"mason"})
+    assert rows[:, INANIMATE].tolist() == [PERSON_NOUN, PERSON_NOUN]
+
+
 def test_a_nominal_takes_its_number_from_its_head_words_tag_and_pronouns_and_untagged_docs_have_none():
     from spacy.tokens import Doc
 

@@ -289,9 +289,10 @@ def test_an_untrained_finder_says_to_train_or_load_one():
         nlp("Anna met Bob.")
 
 
-def test_an_uncovered_noun_for_people_gets_its_noun_phrase_proposed_when_asked():
+def test_an_uncovered_noun_for_people_gets_its_noun_phrase_proposed_when_asked(monkeypatch):
     from spacy.tokens import Doc
 
+    from spacy_entmem.pipeline import span_proposals
     from spacy_entmem.pipeline.span_proposals import mention_segments, person_noun_pairs
 
     nlp = spacy.blank("en")
@@ -311,6 +312,13 @@ def test_an_uncovered_noun_for_people_gets_its_noun_phrase_proposed_when_asked()
     found = person_noun_pairs(doc, numpy.array([[3, 9]]), segment, 20, nouns)
     assert [doc[s: e + 1].text for s, e in found.tolist()] == ["A landlord"]
     assert person_noun_pairs(doc, none, segment, 2, nouns).tolist() == [[0, 1]]  # shorter than max_length
+    # a whole clause the finder proposed (its root a verb: "called") covers nothing, unless switched off
+    clause = numpy.array([[0, 9]])
+    assert [doc[s: e + 1].text for s, e in person_noun_pairs(doc, clause, segment, 20, nouns).tolist()] == [
+        "A landlord", "the old waiter", "the coach driver"]
+    monkeypatch.setattr(span_proposals, "CLAUSES_COVER_NOTHING", False)
+    assert person_noun_pairs(doc, clause, segment, 20, nouns).shape == (0, 2)
+    monkeypatch.setattr(span_proposals, "CLAUSES_COVER_NOTHING", True)
     # right dependents but conjuncts belong to the phrase; one too long for max_length falls back to the left
     man = Doc(nlp.vocab, words=["He", "met", "a", "man", "of", "great", "wealth", "."],
               tags=["PRP", "VBD", "DT", "NN", "IN", "JJ", "NN", "."], heads=[1, 1, 3, 1, 3, 6, 4, 1],
