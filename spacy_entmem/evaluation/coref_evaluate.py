@@ -112,6 +112,7 @@ DECISION_SETTINGS = {
     "finder_drop_pronoun_bounded": ("span_finder", "drop_pronoun_bounded"),
     "finder_cut_name_clauses": ("span_finder", "cut_name_clauses"),
     "finder_person_nouns": ("span_finder", "propose_person_nouns"),
+    "finder_noun_phrases": ("span_finder", "propose_noun_phrases"),
 }
 
 

@@ -21,7 +21,8 @@ Turing"): it would cut none of LitBank train's 23,218 gold mentions and 10 of GU
 is an attorney", "Open Education Resources licensed under ...").
 With ``propose_person_nouns`` a common noun for people (the packaged person-noun list's: "landlord", "waiter")
 that no candidate covers gets its noun phrase in the parse proposed ("A landlord called": the finder had
-proposed nothing there); a doc with no parse gets none.
+proposed nothing there); with ``propose_noun_phrases`` every common noun does (a scheme that marks every entity,
+as GUM's); a doc with no parse gets none.
 """
 from typing import AbstractSet, Any, Callable, Iterable, Optional
 
@@ -68,6 +69,7 @@ CLAUSE_OPENERS = frozenset("that which who whom when where because if while".spl
         "drop_pronoun_bounded": False,
         "cut_name_clauses": False,
         "propose_person_nouns": False,
+        "propose_noun_phrases": False,
         "scorer": {"@scorers": "spacy.span_finder_scorer.v1"},
     },
     default_score_weights={f"spans_{CANDIDATES_KEY}_f": 0.0, f"spans_{CANDIDATES_KEY}_p": 0.0,
@@ -77,7 +79,7 @@ def make_linear_span_finder(
     nlp: Language, name: str, model: Model[Iterable[Doc], Floats2d], spans_key: str, threshold: float,
     max_length: Optional[int], min_length: Optional[int], max_per_token: float, scorer: Optional[Callable],
     propose_pronouns: bool = True, propose_name_ends: bool = False, drop_pronoun_bounded: bool = False,
-    cut_name_clauses: bool = False, propose_person_nouns: bool = False,
+    cut_name_clauses: bool = False, propose_person_nouns: bool = False, propose_noun_phrases: bool = False,
 ) -> "LinearSpanFinder":
     if max_length is None:
         raise ValueError(f"[spacy-entmem] {name}: max_length must be set (a number of tokens); without it "
@@ -92,6 +94,7 @@ def make_linear_span_finder(
     finder.cfg["drop_pronoun_bounded"] = drop_pronoun_bounded
     finder.cfg["cut_name_clauses"] = cut_name_clauses
     finder.cfg["propose_person_nouns"] = propose_person_nouns
+    finder.cfg["propose_noun_phrases"] = propose_noun_phrases
     return finder
 
 
@@ -130,16 +133,16 @@ NOT_IN_PHRASE = frozenset({"cc", "conj", "punct", "appos"})  # right dependents 
 
 
 # whether a candidate whose parse root is a verb (a whole clause the finder proposed: "The lawyer thanked the
-# witness and paid him") is left out of what covers a noun for people (off in an ablation)
+# witness and paid him") is left out of what covers a noun (off in an ablation)
 CLAUSES_COVER_NOTHING = True
 VERB_TAG_IDS = numpy.asarray(sorted(hash_string(tag) for tag in ("VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "MD")),
                              dtype="uint64")
 
 
-def person_noun_pairs(doc: Doc, pairs: numpy.ndarray, segment: numpy.ndarray, longest: int,
-                      nouns: AbstractSet[str]) -> numpy.ndarray:
+def noun_phrase_pairs(doc: Doc, pairs: numpy.ndarray, segment: numpy.ndarray, longest: int,
+                      nouns: Optional[AbstractSet[str]] = None) -> numpy.ndarray:
     """(K, 2) int64 (start, inclusive end): for each common noun (NN / NNS, no compound modifier) in ``nouns``
-    that none of ``pairs`` covers (with ``CLAUSES_COVER_NOTHING``, none whose root is a verb counts), its noun
+    (None: every one) that none of ``pairs`` covers (with ``CLAUSES_COVER_NOTHING``, none whose root is a verb counts), its noun
     phrase in the parse: its left subtree and the subtrees of its right
     dependents but conjuncts, appositions and punctuation ("a man of excellent character", "the waiter" of "the
     waiter and the cook"), else its left subtree alone where that phrase is not inside one segment or not
@@ -149,7 +152,7 @@ def person_noun_pairs(doc: Doc, pairs: numpy.ndarray, segment: numpy.ndarray, lo
     tags, lower = doc.to_array([TAG, LOWER]).reshape(-1, 2).T
     strings, lower = doc.vocab.strings, lower.tolist()
     wanted = numpy.asarray([i for i in numpy.flatnonzero(numpy.isin(tags, COMMON_NOUN_TAG_IDS)).tolist()
-                            if strings[lower[i]] in nouns], dtype="int64")
+                            if nouns is None or strings[lower[i]] in nouns], dtype="int64")
     if not len(wanted):
         return numpy.zeros((0, 2), dtype="int64")
     # the candidates that hold a wanted noun: only they can cover one (and only their roots are read)
@@ -164,7 +167,7 @@ def person_noun_pairs(doc: Doc, pairs: numpy.ndarray, segment: numpy.ndarray, lo
     numpy.add.at(covered, pairs[:, 1] + 1, -1)
     covered = numpy.cumsum(covered)[:-1] > 0
     found = []
-    for i in wanted[~covered[wanted]].tolist():  # only the uncovered nouns for people are read
+    for i in wanted[~covered[wanted]].tolist():  # only the uncovered nouns are read
         token = doc[i]
         if token.dep_ == "compound":
             continue
@@ -369,11 +372,11 @@ class LinearSpanFinder(SpanFinder):
         threshold = self.cfg["threshold"]
         shortest = self.cfg["min_length"] or 1
         longest = self.cfg["max_length"]
-        people = None
-        if self.cfg.get("propose_person_nouns", False):
+        propose_nouns, people = self.cfg.get("propose_noun_phrases", False), None
+        if self.cfg.get("propose_person_nouns", False) and not propose_nouns:
             from ..models.memory import packaged_common_person_nouns
 
-            people = packaged_common_person_nouns()
+            propose_nouns, people = True, packaged_common_person_nouns()
         offset = 0
         for doc in docs:
             doc_scores = scores[offset: offset + len(doc)]
@@ -396,8 +399,8 @@ class LinearSpanFinder(SpanFinder):
                 names = name_run_pairs(doc, starts, segment)
                 names = self._without_pronoun_bounded(doc, names[names[:, 1] - names[:, 0] < longest])
                 pairs = numpy.unique(numpy.concatenate([pairs, names]), axis=0)
-            if people is not None:
-                found = person_noun_pairs(doc, pairs, segment, longest, people)
+            if propose_nouns:
+                found = noun_phrase_pairs(doc, pairs, segment, longest, people)
                 pairs = numpy.unique(numpy.concatenate([pairs, found]), axis=0)
             pair_scores = boundary_scores(doc_scores, pairs)
             doc.spans[self.cfg["spans_key"]] = SpanGroup(

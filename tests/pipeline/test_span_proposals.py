@@ -293,7 +293,7 @@ def test_an_uncovered_noun_for_people_gets_its_noun_phrase_proposed_when_asked(m
     from spacy.tokens import Doc
 
     from spacy_entmem.pipeline import span_proposals
-    from spacy_entmem.pipeline.span_proposals import mention_segments, person_noun_pairs
+    from spacy_entmem.pipeline.span_proposals import mention_segments, noun_phrase_pairs
 
     nlp = spacy.blank("en")
     words = ["A", "landlord", "called", "the", "old", "waiter", "and", "the", "coach", "driver", "."]
@@ -305,27 +305,33 @@ def test_an_uncovered_noun_for_people_gets_its_noun_phrase_proposed_when_asked(m
     segment = mention_segments(doc)
     none = numpy.zeros((0, 2), dtype="int64")
     # nothing proposed: each noun for people gets its left subtree; "coach" modifies "driver" (compound)
-    found = person_noun_pairs(doc, none, segment, 20, nouns)
+    found = noun_phrase_pairs(doc, none, segment, 20, nouns)
     assert [doc[s: e + 1].text for s, e in found.tolist()] == ["A landlord", "the old waiter",
                                                                "the coach driver"]
     # a noun some candidate covers is left to the finder ("the old waiter and the coach driver" covers both)
-    found = person_noun_pairs(doc, numpy.array([[3, 9]]), segment, 20, nouns)
+    found = noun_phrase_pairs(doc, numpy.array([[3, 9]]), segment, 20, nouns)
     assert [doc[s: e + 1].text for s, e in found.tolist()] == ["A landlord"]
-    assert person_noun_pairs(doc, none, segment, 2, nouns).tolist() == [[0, 1]]  # shorter than max_length
+    assert noun_phrase_pairs(doc, none, segment, 2, nouns).tolist() == [[0, 1]]  # shorter than max_length
     # a whole clause the finder proposed (its root a verb: "called") covers nothing, unless switched off
     clause = numpy.array([[0, 9]])
-    assert [doc[s: e + 1].text for s, e in person_noun_pairs(doc, clause, segment, 20, nouns).tolist()] == [
+    assert [doc[s: e + 1].text for s, e in noun_phrase_pairs(doc, clause, segment, 20, nouns).tolist()] == [
         "A landlord", "the old waiter", "the coach driver"]
     monkeypatch.setattr(span_proposals, "CLAUSES_COVER_NOTHING", False)
-    assert person_noun_pairs(doc, clause, segment, 20, nouns).shape == (0, 2)
+    assert noun_phrase_pairs(doc, clause, segment, 20, nouns).shape == (0, 2)
     monkeypatch.setattr(span_proposals, "CLAUSES_COVER_NOTHING", True)
     # right dependents but conjuncts belong to the phrase; one too long for max_length falls back to the left
     man = Doc(nlp.vocab, words=["He", "met", "a", "man", "of", "great", "wealth", "."],
               tags=["PRP", "VBD", "DT", "NN", "IN", "JJ", "NN", "."], heads=[1, 1, 3, 1, 3, 6, 4, 1],
               deps=["nsubj", "ROOT", "det", "dobj", "prep", "amod", "pobj", "punct"])
-    assert person_noun_pairs(man, none, mention_segments(man), 20, {"man"}).tolist() == [[2, 6]]
-    assert person_noun_pairs(man, none, mention_segments(man), 3, {"man"}).tolist() == [[2, 3]]
-    assert person_noun_pairs(nlp.make_doc("A landlord called ."), none, segment[:4], 20, nouns).shape == (0, 2)
+    assert noun_phrase_pairs(man, none, mention_segments(man), 20, {"man"}).tolist() == [[2, 6]]
+    assert noun_phrase_pairs(man, none, mention_segments(man), 3, {"man"}).tolist() == [[2, 3]]
+    assert noun_phrase_pairs(nlp.make_doc("A landlord called ."), none, segment[:4], 20, nouns).shape == (0, 2)
+    # nouns None: every common noun, people or not (a scheme that marks every entity)
+    barn = Doc(nlp.vocab, words=["The", "storm", "hit", "the", "old", "barn", "."],
+               tags=["DT", "NN", "VBD", "DT", "JJ", "NN", "."], heads=[1, 2, 2, 5, 5, 2, 2],
+               deps=["det", "nsubj", "ROOT", "det", "amod", "dobj", "punct"])
+    assert noun_phrase_pairs(barn, none, mention_segments(barn), 20).tolist() == [[0, 1], [3, 5]]
+    assert noun_phrase_pairs(barn, none, mention_segments(barn), 20, nouns).shape == (0, 2)
     # the finder adds them only when asked, and keeps its other candidates and their order
     scores = numpy.zeros((len(doc), 2), dtype="float32")
     scores[3, 0] = scores[5, 1] = 0.9  # the model proposes "the old waiter"
@@ -334,3 +340,7 @@ def test_an_uncovered_noun_for_people_gets_its_noun_phrase_proposed_when_asked(m
                          propose_pronouns=False, propose_person_nouns=asked)
         finder.set_annotations([doc], scores)
         assert [s.text for s in doc.spans["mention_candidates"]] == expected
+    finder = _finder(spacy.blank("en"), threshold=0.5, max_length=20, max_per_token=100.0, propose_pronouns=False,
+                     propose_noun_phrases=True)
+    finder.set_annotations([barn], numpy.zeros((len(barn), 2), dtype="float32"))
+    assert [s.text for s in barn.spans["mention_candidates"]] == ["The storm", "the old barn"]
