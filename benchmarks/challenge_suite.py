@@ -26,6 +26,10 @@ FEMININE = ["Mary", "Susan", "Linda", "Sarah", "Emma", "Laura", "Anna", "Julia",
 ROLES = [("pilot", "mechanic"), ("doctor", "nurse"), ("lawyer", "witness"), ("teacher", "student"),
          ("manager", "clerk"), ("chef", "waiter"), ("officer", "driver"), ("editor", "writer"),
          ("coach", "player"), ("landlord", "tenant"), ("banker", "client"), ("judge", "defendant")]
+# the third set's role nouns (fifth round): chosen before running the set, never looked up in the person-noun list
+NEW_ROLES = [("surgeon", "patient"), ("captain", "sailor"), ("professor", "assistant"), ("director", "actor"),
+             ("farmer", "neighbour"), ("detective", "suspect"), ("carpenter", "builder"), ("pharmacist", "customer"),
+             ("referee", "athlete"), ("librarian", "visitor"), ("plumber", "homeowner"), ("receptionist", "guest")]
 CITIES = ["Warsaw", "Paris", "Boston", "Madrid", "Chicago", "Vienna", "Dublin", "Toronto", "Lisbon", "Prague",
           "Denver", "Oslo"]
 PRONOUNS = {"m": {"he": "he", "He": "He", "him": "him", "his": "his", "His": "His", "himself": "himself"},
@@ -115,17 +119,30 @@ TEMPLATES = [
     ("animacy: places and times", "{A} lived in {X}. {p:He} was a teacher there.",
      [("link", "P", "A"), ("apart", "P", "X")]),
     ("ambiguous (either answer)", "{A} called {B} when {p:he} got home.", [("either", "P", "A", "B")]),
+    # third set (fifth round), written and run once after the fifth round's choices, with role nouns of its own
+    ("singular they", "A {N1} phoned the office. They asked for {A}.", [("link", "T", "N1"), ("apart", "T", "A")]),
+    ("singular they", "{A} met the {N2} at the party. Later the {N2b} said they were tired.",
+     [("link", "T", "N2b"), ("apart", "T", "A")]),
+    ("singular they", "The {N1} was worried because they had lost the keys.", [("link", "T", "N1")]),
+    ("principle B: coordination", "The {N1} greeted the {N2} and offered {p:him} a seat.",
+     [("apart", "P", "N1"), ("link", "P", "N2")]),
+    ("principle B: coordination", "The {N1} visited the {N2} and told {p:him} the plan.",
+     [("apart", "P", "N1"), ("link", "P", "N2")]),
+    ("principle B: control", "{A} begged the {N2} to wait for {p:him}.", [("apart", "P", "N2"), ("link", "P", "A")]),
+    ("principle A: reflexives", "The {N1} blamed {p:himself} for the delay.", [("link", "P", "N1")]),
+    ("number agreement", "The guests thanked {A}. They loved the food.", [("link", "T", "S"), ("apart", "T", "A")]),
 ]
+SECOND_SET, THIRD_SET = 33, 55  # the first template of the second and the third set
 
-SLOT = re.compile(r"\{([^}]+)\}|\b(They|they|I|You|it|report|yesterday|students|brother|mother)\b")
+SLOT = re.compile(r"\{([^}]+)\}|\b(They|they|I|You|it|report|yesterday|students|guests|brother|mother)\b")
 
 
 def render(template: str, fill: Dict[str, str], gender: str) -> Tuple[str, Dict[str, Tuple[int, int]]]:
     """The item's text and each slot's character span (pronouns named P, P2, …; plain marked words by
-    name: They/they → T, I, You, it → It, report → Rep, yesterday → Y, students → S, mother → M)."""
+    name: They/they → T, I, You, it → It, report → Rep, yesterday → Y, students, guests → S, mother → M)."""
     out, spans, n_pronouns, seen = "", {}, 0, defaultdict(int)
     words = {"They": "T", "they": "T", "I": "I", "You": "You", "it": "It", "report": "Rep", "yesterday": "Y",
-             "students": "S", "mother": "M", "brother": "M"}
+             "students": "S", "guests": "S", "mother": "M", "brother": "M"}
     position = 0
     for match in SLOT.finditer(template):
         out += template[position:match.start()]
@@ -165,12 +182,15 @@ def items() -> List[dict]:
                 others = FEMININE if gender == "m" else MASCULINE
                 a, b = names[(2 * k + t) % len(names)], names[(2 * k + t + 1) % len(names)]
                 r1, r2 = ROLES[(k + t) % len(ROLES)]
+                n1, n2 = NEW_ROLES[(k + t) % len(NEW_ROLES)]
                 fill = {"A": a, "B": b, "C": others[(k + t) % len(others)], "R1": r1, "R2": r2, "R2b": r2,
+                        "N1": n1, "N2": n2, "N2b": n2,
                         "X": CITIES[(k + t) % len(CITIES)], "L": ["Smith", "Brown", "Taylor", "Walker", "Clark",
                                                                  "Hughes"][k % 6]}
                 text, spans = render(template, fill, gender)
                 out.append({"id": f"{t}-{k}-{gender}", "category": category, "gender": gender, "text": text,
-                            "slots": spans, "checks": [list(check) for check in checks]})
+                            "slots": spans, "checks": [list(check) for check in checks],
+                            "set": "first" if t < SECOND_SET else "second" if t < THIRD_SET else "third"})
     return out
 
 
@@ -212,7 +232,8 @@ def evaluate(nlp, suite: List[dict], failures: Optional[List[dict]] = None) -> D
         ok = judge(item, clusters)
         if not ok and failures is not None:
             failures.append({**item, "clusters": [[span.text for span in group] for group in doc._.coref_clusters]})
-        for key in (item["category"], "all items", "masculine" if item["gender"] == "m" else "feminine"):
+        for key in (item["category"], "all items", "masculine" if item["gender"] == "m" else "feminine",
+                    f"set: {item['set']}"):
             right[key].append(ok)
     return {key: {"n": len(values), "accuracy": 100 * sum(values) / len(values)} for key, values in right.items()}
 
@@ -255,7 +276,7 @@ def main() -> None:
         scores = evaluate(nlp, suite, failures)
     if args.failures:
         args.failures.write_text("".join(json.dumps(item) + "\n" for item in failures), encoding="utf8")
-    for key in sorted(scores, key=lambda k: (k in ("all items", "masculine", "feminine"), k)):
+    for key in sorted(scores, key=lambda k: (k in ("all items", "masculine", "feminine") or k.startswith("set:"), k)):
         print(f"{key:42s} {scores[key]['n']:4d} items  {scores[key]['accuracy']:5.1f} %")
     gap = scores["masculine"]["accuracy"] - scores["feminine"]["accuracy"]
     print(f"{'masculine - feminine':42s}             {gap:+5.1f} points")

@@ -41,10 +41,14 @@ def test_the_challenge_suite_scores_items_by_their_links_and_lists_the_failed_on
     from types import SimpleNamespace
 
     suite = load(BENCHMARKS / "challenge_suite.py", monkeypatch)
+    written = suite.items()
+    assert [sum(item["set"] == name for item in written) for name in ("first", "second", "third")] == [462, 308, 112]
+    checks = [["link", "P", "B"], ["apart", "P", "A"]]
+    slots = {"A": [0, 3], "B": [9, 12], "P": [25, 28]}
     items = [{"id": "0-0-m", "category": "principle B", "gender": "m", "text": "Tom paid Bob and thanked him.",
-              "slots": {"A": [0, 3], "B": [9, 12], "P": [25, 28]}, "checks": [["link", "P", "B"], ["apart", "P", "A"]]},
+              "slots": slots, "checks": checks, "set": "first"},
              {"id": "0-0-f", "category": "principle B", "gender": "f", "text": "Ann paid Eve and thanked her.",
-              "slots": {"A": [0, 3], "B": [9, 12], "P": [25, 28]}, "checks": [["link", "P", "B"], ["apart", "P", "A"]]}]
+              "slots": slots, "checks": checks, "set": "first"}]
 
     def mention(start, end, text):
         return SimpleNamespace(start_char=start, end_char=end, text=text)
@@ -56,4 +60,5 @@ def test_the_challenge_suite_scores_items_by_their_links_and_lists_the_failed_on
     scores = suite.evaluate(nlp, items, failures)
     assert scores["principle B"] == {"n": 2, "accuracy": 50.0}
     assert scores["masculine"]["accuracy"] == 100.0 and scores["feminine"]["accuracy"] == 0.0
+    assert scores["set: first"] == {"n": 2, "accuracy": 50.0}
     assert [f["id"] for f in failures] == ["0-0-f"] and failures[0]["clusters"] == [["Ann", "her"]]
