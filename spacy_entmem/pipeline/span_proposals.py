@@ -37,6 +37,7 @@ from thinc.api import Model
 from thinc.types import Floats2d
 
 from .mention_attributes import COMMON_NOUN_TAGS, POSSESSIVE_DETERMINERS, PRONOUNS
+from .syntax import span_root
 from .sentences import SENTENCE_FINAL
 
 CANDIDATES_KEY = "mention_candidates"
@@ -142,8 +143,8 @@ VERB_TAG_IDS = numpy.asarray(sorted(hash_string(tag) for tag in ("VB", "VBD", "V
 def noun_phrase_pairs(doc: Doc, pairs: numpy.ndarray, segment: numpy.ndarray, longest: int,
                       nouns: Optional[AbstractSet[str]] = None) -> numpy.ndarray:
     """(K, 2) int64 (start, inclusive end): for each common noun (NN / NNS, no compound modifier) in ``nouns``
-    (None: every one) that none of ``pairs`` covers (with ``CLAUSES_COVER_NOTHING``, none whose root is a verb counts), its noun
-    phrase in the parse: its left subtree and the subtrees of its right
+    (None: every one) that none of ``pairs`` covers (with ``CLAUSES_COVER_NOTHING``, a pair whose parse root is
+    a verb covers nothing), its noun phrase in the parse: its left subtree and the subtrees of its right
     dependents but conjuncts, appositions and punctuation ("a man of excellent character", "the waiter" of "the
     waiter and the cook"), else its left subtree alone where that phrase is not inside one segment or not
     shorter than ``longest``; none without a parse."""
@@ -158,8 +159,6 @@ def noun_phrase_pairs(doc: Doc, pairs: numpy.ndarray, segment: numpy.ndarray, lo
     # the candidates that hold a wanted noun: only they can cover one (and only their roots are read)
     pairs = pairs[numpy.searchsorted(wanted, pairs[:, 1], "right") > numpy.searchsorted(wanted, pairs[:, 0])]
     if CLAUSES_COVER_NOTHING and len(pairs):
-        from .syntax import span_root
-
         roots = [span_root(doc, start, end + 1) for start, end in pairs.tolist()]
         pairs = pairs[~numpy.isin(tags[roots], VERB_TAG_IDS)]
     covered = numpy.zeros(len(doc) + 1, dtype="int64")
