@@ -719,7 +719,8 @@ def person_nouns_command(
     threshold: float = typer.Option(0.9, help="Probability of naming people a noun needs"),
     min_count: int = typer.Option(1, help="Occurrences a noun needs in the --docs texts"),
     encoder_vocabulary: bool = typer.Option(False, "--encoder-vocabulary", help="Also classify the encoder's "
-                                            "whole words that the --docs texts never use"),
+                                            "whole words that the --docs texts neither use as common nouns nor "
+                                            "write capitalised"),
 ) -> None:
     """Learn which nouns of the training texts name people beyond the head-kind lexicon (a classifier over
     all-MiniLM-L6-v2 vectors fitted on the typed training mentions' heads) and write the person-noun list that
@@ -742,9 +743,9 @@ def person_nouns_command(
     words, typed, provenance = build_person_nouns(counts, vocabulary + unseen, threshold)
     provenance["encoder_vocabulary"] = len(unseen)
     save_person_nouns(words, typed, output, provenance)
-    msg.good(f"{len(words)} learnt person nouns of {len(vocabulary)} common nouns (cross-validated precision "
-             f"{provenance['cross_validated_precision']:.3f}, recall {provenance['cross_validated_recall']:.3f} "
-             f"at {threshold}), written to {output}")
+    msg.good(f"{len(words)} learnt person nouns of {len(vocabulary)} common nouns and {len(unseen)} encoder words "
+             f"(cross-validated precision {provenance['cross_validated_precision']:.3f}, recall "
+             f"{provenance['cross_validated_recall']:.3f} at {threshold}), written to {output}")
 
 
 @app.command("annotate")

@@ -32,39 +32,34 @@ PACKAGED_PERSON_NOUNS = Path(__file__).parent.parent / "resources" / "person_nou
 TEMPLATE = "the {}"
 
 
-PROPER_NOUN_TAGS = frozenset({"NNP", "NNPS"})
-
-
 def tag_counts(docs: Iterable) -> Dict[str, Counter]:
-    """Lower-case alphabetic word → Counter of (tag class, written in lower case) over tagged ``docs``; the tag
-    class is "common" (NN, NNS), "proper" (NNP, NNPS) or "other"."""
+    """Lower-case alphabetic word → Counter of (tagged NN or NNS, written in lower case) over tagged ``docs``."""
     tags: Dict[str, Counter] = defaultdict(Counter)
     for doc in docs:
         for token in doc:
             if token.text.isalpha():
-                kind = "common" if token.tag_ in COMMON_NOUN_TAGS else \
-                    "proper" if token.tag_ in PROPER_NOUN_TAGS else "other"
-                tags[token.text.lower()][(kind, token.text.islower())] += 1
+                tags[token.text.lower()][(token.tag_ in COMMON_NOUN_TAGS, token.text.islower())] += 1
     return tags
 
 
-def _majority(counter: Counter, kind: str, lower: bool) -> bool:
-    total = sum(counter.values())
-    return 2 * sum(n for (k, _), n in counter.items() if k == kind) > total and \
-        2 * sum(n for (_, is_lower), n in counter.items() if is_lower == lower) > total
+def _mostly(counter: Counter, field: int) -> bool:
+    """Whether more than half of ``counter``'s occurrences have field ``field`` (0: a common noun's tag, 1:
+    lower case) of their key true."""
+    return 2 * sum(n for key, n in counter.items() if key[field]) > sum(counter.values())
 
 
 def common_nouns(tags: Dict[str, Counter], min_count: int = 1) -> List[str]:
     """The words of ``tags`` (as ``tag_counts`` gives them) tagged NN or NNS in most of their occurrences and
     written in lower case in most (no names), seen at least ``min_count`` times, sorted."""
     return sorted(word for word, counter in tags.items()
-                  if sum(counter.values()) >= min_count and len(word) > 2 and _majority(counter, "common", True))
+                  if sum(counter.values()) >= min_count and len(word) > 2 and _mostly(counter, 0)
+                  and _mostly(counter, 1))
 
 
 def capitalised_words(tags: Dict[str, Counter]) -> List[str]:
-    """The words of ``tags`` written capitalised in most of their occurrences (names, sentence openers), sorted."""
-    return sorted(word for word, counter in tags.items()
-                  if 2 * sum(n for (_, is_lower), n in counter.items() if not is_lower) >= sum(counter.values()))
+    """The words of ``tags`` not written in lower case in most of their occurrences (names, sentence openers),
+    sorted."""
+    return sorted(word for word, counter in tags.items() if not _mostly(counter, 1))
 
 
 def encoder_words(excluded: Iterable[str], model_path=None) -> List[str]:

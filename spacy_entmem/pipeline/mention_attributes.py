@@ -59,14 +59,15 @@ SENTENCE_OPENERS = OPENING_QUOTES | TOGGLING_QUOTES
 # Penn Treebank noun tags → number (the tagger's, where the pipeline runs one)
 NOUN_TAG_NUMBER = {"NN": SINGULAR, "NNP": SINGULAR, "NNS": PLURAL, "NNPS": PLURAL}
 NUMBER_OF_TAG_ID = {hash_string(tag): number for tag, number in NOUN_TAG_NUMBER.items()}  # as doc.to_array([TAG])
-COMMON_NOUN_TAGS = frozenset({"NN", "NNS"})  # a common noun's tags (not a name's: NNP, NNPS)
+COMMON_NOUN_TAGS = frozenset({"NN", "NNS"})  # a common noun's tags
+PROPER_NOUN_TAGS = frozenset({"NNP", "NNPS"})  # a name's tags
 POSSESSIVE_MARKERS = {"'s", "’s", "'"}
 # possessive determiners ("her" is also an object pronoun)
 POSSESSIVE_DETERMINERS = frozenset("my your his her its our their thy".split())
 # what opens a nominal that a name can stand in apposition with ("her sister Jane", "the lawyer Utterson")
 APPOSITION_OPENERS = LEADING_WORDS | POSSESSIVE_DETERMINERS
 SINGULAR_NOUN_TAG = hash_string("NN")
-PROPER_NOUN_TAG_IDS = frozenset(hash_string(tag) for tag in ("NNP", "NNPS"))
+PROPER_NOUN_TAG_IDS = frozenset(hash_string(tag) for tag in PROPER_NOUN_TAGS)
 # whether a head word tagged as a name (NNP, NNPS) is kept out of the person-noun kind: the learnt list is read
 # without case ("mike" is a word of the encoder's vocabulary), and a name is no common noun for people
 PERSON_NOUNS_NOT_NAMES = True

@@ -37,8 +37,8 @@ from thinc.api import Model
 from thinc.types import Floats2d
 
 from .mention_attributes import COMMON_NOUN_TAGS, POSSESSIVE_DETERMINERS, PRONOUNS
-from .syntax import span_root
 from .sentences import SENTENCE_FINAL
+from .syntax import span_root
 
 CANDIDATES_KEY = "mention_candidates"
 # personal pronouns that begin no longer mention (possessives do: "his ideas"; so does "you" in speech: "you
