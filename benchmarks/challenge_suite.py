@@ -30,6 +30,11 @@ ROLES = [("pilot", "mechanic"), ("doctor", "nurse"), ("lawyer", "witness"), ("te
 NEW_ROLES = [("surgeon", "patient"), ("captain", "sailor"), ("professor", "assistant"), ("director", "actor"),
              ("farmer", "neighbour"), ("detective", "suspect"), ("carpenter", "builder"), ("pharmacist", "customer"),
              ("referee", "athlete"), ("librarian", "visitor"), ("plumber", "homeowner"), ("receptionist", "guest")]
+# the fourth set's role nouns (sixth round): chosen before running the set, never looked up in the person-noun list
+FOURTH_ROLES = [("cashier", "shopper"), ("sergeant", "recruit"), ("principal", "janitor"), ("dentist", "hygienist"),
+                ("instructor", "trainee"), ("surveyor", "engineer"), ("firefighter", "resident"),
+                ("cook", "dishwasher"), ("bartender", "patron"), ("curator", "donor"), ("programmer", "tester"),
+                ("auditor", "treasurer")]
 CITIES = ["Warsaw", "Paris", "Boston", "Madrid", "Chicago", "Vienna", "Dublin", "Toronto", "Lisbon", "Prague",
           "Denver", "Oslo"]
 PRONOUNS = {"m": {"he": "he", "He": "He", "him": "him", "his": "his", "His": "His", "himself": "himself"},
@@ -131,18 +136,40 @@ TEMPLATES = [
     ("principle B: control", "{A} begged the {N2} to wait for {p:him}.", [("apart", "P", "N2"), ("link", "P", "A")]),
     ("principle A: reflexives", "The {N1} blamed {p:himself} for the delay.", [("link", "P", "N1")]),
     ("number agreement", "The guests thanked {A}. They loved the food.", [("link", "T", "S"), ("apart", "T", "A")]),
+    # fourth set (sixth round), written and run once after the sixth round's choices, with role nouns of its own
+    ("singular they", "The {F1} apologized because they had forgotten the receipt.", [("link", "T", "F1")]),
+    ("singular they", "A {F1} knocked on the door. They wanted to see {A}.",
+     [("link", "T", "F1"), ("apart", "T", "A")]),
+    ("singular they", "{A} called the {F2}. The {F2b} said they would be late.",
+     [("link", "T", "F2b"), ("apart", "T", "A")]),
+    ("principle B: coordination", "The {F1} met the {F2} and thanked {p:him}.",
+     [("apart", "P", "F1"), ("link", "P", "F2")]),
+    ("principle B: coordination", "The {F1} found the {F2} and gave {p:him} a key.",
+     [("apart", "P", "F1"), ("link", "P", "F2")]),
+    ("principle B: control", "The {F1} asked the {F2} to wait for {p:him}.",
+     [("apart", "P", "F2"), ("link", "P", "F1")]),
+    ("principle B: co-arguments", "The {F1} and the {F2} talked. {p:He} gave {p:him} a map.", [("apart", "P", "P2")]),
+    ("number agreement", "{A} met the volunteers at noon. They carried the boxes.",
+     [("link", "T", "S"), ("apart", "T", "A")]),
+    ("number agreement", "The neighbours greeted {A}. {p:He} waved back.", [("link", "P", "A"), ("apart", "P", "S")]),
+    ("first and second person in dialogue", "Dear {A}, our {F1} checked the invoice. {p:He} found an error.",
+     [("apart", "We", "A"), ("apart", "P", "A"), ("link", "P", "F1")]),
 ]
-SECOND_SET, THIRD_SET = 33, 55  # the first template of the second and the third set
+SECOND_SET, THIRD_SET, FOURTH_SET = 33, 55, 63  # the first template of the second, the third and the fourth set
+SET_NAMES = ("first", "second", "third", "fourth")
 
-SLOT = re.compile(r"\{([^}]+)\}|\b(They|they|I|You|it|report|yesterday|students|guests|brother|mother)\b")
+SLOT = re.compile(r"\{([^}]+)\}|\b(They|they|I|You|it|report|yesterday|students|guests|volunteers|neighbours|brother|"
+                  r"mother|our)\b")
 
 
 def render(template: str, fill: Dict[str, str], gender: str) -> Tuple[str, Dict[str, Tuple[int, int]]]:
     """The item's text and each slot's character span (pronouns named P, P2, …; plain marked words by
-    name: They/they → T, I, You, it → It, report → Rep, yesterday → Y, students, guests → S, mother → M)."""
+    name: They/they → T, I, You, it → It, report → Rep, yesterday → Y, students, guests, volunteers, neighbours → S,
+    mother → M, our → We)."""
     out, spans, n_pronouns, seen = "", {}, 0, defaultdict(int)
     words = {"They": "T", "they": "T", "I": "I", "You": "You", "it": "It", "report": "Rep", "yesterday": "Y",
-             "students": "S", "guests": "S", "mother": "M", "brother": "M"}
+             "students": "S", "guests": "S", "volunteers": "S", "neighbours": "S", "mother": "M", "brother": "M",
+             "our": "We"}
     position = 0
     for match in SLOT.finditer(template):
         out += template[position:match.start()]
@@ -162,6 +189,8 @@ def render(template: str, fill: Dict[str, str], gender: str) -> Tuple[str, Dict[
             key = slot.rstrip("~")
             text = fill[key]
             name = key
+            if text[:1].lower() in "aeiou" and re.search(r"(^|\s)[Aa] $", out):  # "an instructor"
+                out = out[:-1] + "n "
         seen[name] += 1
         if seen[name] > 1:
             name = f"{name}{seen[name]}"
@@ -183,14 +212,15 @@ def items() -> List[dict]:
                 a, b = names[(2 * k + t) % len(names)], names[(2 * k + t + 1) % len(names)]
                 r1, r2 = ROLES[(k + t) % len(ROLES)]
                 n1, n2 = NEW_ROLES[(k + t) % len(NEW_ROLES)]
+                f1, f2 = FOURTH_ROLES[(k + t) % len(FOURTH_ROLES)]
                 fill = {"A": a, "B": b, "C": others[(k + t) % len(others)], "R1": r1, "R2": r2, "R2b": r2,
-                        "N1": n1, "N2": n2, "N2b": n2,
+                        "N1": n1, "N2": n2, "N2b": n2, "F1": f1, "F2": f2, "F2b": f2,
                         "X": CITIES[(k + t) % len(CITIES)], "L": ["Smith", "Brown", "Taylor", "Walker", "Clark",
                                                                  "Hughes"][k % 6]}
                 text, spans = render(template, fill, gender)
                 out.append({"id": f"{t}-{k}-{gender}", "category": category, "gender": gender, "text": text,
                             "slots": spans, "checks": [list(check) for check in checks],
-                            "set": "first" if t < SECOND_SET else "second" if t < THIRD_SET else "third"})
+                            "set": SET_NAMES[sum(t >= first for first in (SECOND_SET, THIRD_SET, FOURTH_SET))]})
     return out
 
 

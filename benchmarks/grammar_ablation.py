@@ -33,11 +33,13 @@ def main() -> None:
     shipped = [rule for rule in GRAMMAR_RULES if nlp.get_pipe("entity_memory").cfg.get(rule)]
     variants = [("shipped", {})] + [(f"without {rule}", {"rules_off": [rule]}) for rule in shipped]
     switched_off = [("person_agreement without the impersonal it", "impersonal_it"),
+                    ("person_agreement without we as a person", "we_person"),
                     ("binding without the dative repair", "datives"),
                     ("singular_they counting only the genderless nominals near", "they_among_all_people"),
                     ("singular_they with any genderless singular nominal", "they_person_nouns"),
                     ("singular_they without the learnt nouns for people", "learnt_person_nouns"),
                     ("singular_they without reported clauses", "reported_they"),
+                    ("singular_they without joining its one person", "they_joins"),
                     ("speakers without the verbs of telling", "telling"),
                     ("speaker_continuity without addressees", "addressees"),
                     ("speaker_continuity without speakers named after the quotation", "later_leaders"),

@@ -717,6 +717,9 @@ def person_nouns_command(
     docs: List[Path] = typer.Option([], "--docs", exists=True, dir_okay=False,
                                     help=".spacy files whose texts give the nouns to classify (training splits)"),
     threshold: float = typer.Option(0.9, help="Probability of naming people a noun needs"),
+    typed_threshold: float = typer.Option(0.5, help="Probability a common noun of the --docs texts needs when it "
+                                          "heads too few typed training mentions to be labelled (fewer than 3) "
+                                          "and all are people"),
     min_count: int = typer.Option(1, help="Occurrences a noun needs in the --docs texts"),
     encoder_vocabulary: bool = typer.Option(False, "--encoder-vocabulary", help="Also classify the encoder's "
                                             "whole words that the --docs texts neither use as common nouns nor "
@@ -732,15 +735,17 @@ def person_nouns_command(
 
     if not docs:
         msg.fail("person-nouns needs at least one --docs file", exits=1)
-    if not 0 < threshold < 1:
-        msg.fail(f"--threshold is a probability between 0 and 1, got {threshold}", exits=1)
+    for name, value in (("--threshold", threshold), ("--typed-threshold", typed_threshold)):
+        if not 0 < value < 1:
+            msg.fail(f"{name} is a probability between 0 and 1, got {value}", exits=1)
     counts = count_head_kinds(typed_training_mentions("person-nouns", litbank, fold, typed_docs))
     nlp = spacy_entmem.load_default()
     with nlp.select_pipes(enable=["tok2vec", "tagger"]):
         tags = tag_counts(nlp.pipe(read_docbins(docs, nlp.vocab)))
     vocabulary = common_nouns(tags, min_count)
     unseen = encoder_words(set(vocabulary) | set(capitalised_words(tags))) if encoder_vocabulary else []
-    words, typed, provenance = build_person_nouns(counts, vocabulary + unseen, threshold)
+    words, typed, provenance = build_person_nouns(counts, vocabulary + unseen, threshold,
+                                                  typed_threshold=typed_threshold, nouns=vocabulary)
     provenance["encoder_vocabulary"] = len(unseen)
     save_person_nouns(words, typed, output, provenance)
     msg.good(f"{len(words)} learnt person nouns of {len(vocabulary)} common nouns and {len(unseen)} encoder words "

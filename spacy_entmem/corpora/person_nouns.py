@@ -14,18 +14,20 @@ has no case, so it holds names ("mike"): the pipeline reads the list only for he
 The labels come from the typed training mentions only: a head whose typed mentions are at least ``min_share``
 people is a positive, one whose are at most 1 - ``min_share`` people a negative. A noun joins the list when its
 probability reaches ``threshold`` and the training mentions do not already type it mostly as something else
-(typed evidence wins). The file records the classifier's cross-validated precision and recall on the labelled
+(typed evidence wins), or when it is a common noun of the training texts that heads too few typed mentions to
+be labelled, all of them people ("tenant", "assistant": one each), and its probability reaches
+``typed_threshold`` (little typed evidence and the classifier together). The file records the classifier's cross-validated precision and recall on the labelled
 heads at that threshold, and beside the learnt nouns the labelled people among the common nouns (``typed``: the
 head-kind lexicon's people less the names it holds, "oak" for Gabriel Oak), which the finder's
 ``propose_person_nouns`` reads with the learnt ones."""
 import json
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Dict, FrozenSet, Iterable, List, Sequence, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 import numpy
 
-from ..pipeline.mention_attributes import COMMON_NOUN_TAGS
+from ..pipeline.mention_attributes import COMMON_NOUN_TAGS, PRONOUNS
 from .head_kinds import PERSON
 
 PACKAGED_PERSON_NOUNS = Path(__file__).parent.parent / "resources" / "person_nouns.json"
@@ -95,6 +97,12 @@ def labelled_heads(kind_counts: Dict[str, Counter], min_count: int = 3,
     return labels
 
 
+def typed_people_only(kind_counts: Dict[str, Counter], min_count: int = 3) -> FrozenSet[str]:
+    """The heads of fewer than ``min_count`` typed mentions (too few to label), all of them people."""
+    return frozenset(head for head, c in kind_counts.items()
+                     if 0 < sum(c.values()) < min_count and c[PERSON] == sum(c.values()))
+
+
 def typed_otherwise(kind_counts: Dict[str, Counter]) -> FrozenSet[str]:
     """The heads whose typed training mentions are mostly not people (at least one typed mention)."""
     return frozenset(head for head, c in kind_counts.items() if 2 * c[PERSON] < sum(c.values()))
@@ -142,10 +150,13 @@ def fit_person_classifier(vectors: numpy.ndarray, labels: numpy.ndarray, thresho
 
 
 def learnt_person_nouns(vocabulary: Sequence[str], probabilities: numpy.ndarray, threshold: float,
-                        excluded: Iterable[str]) -> List[str]:
-    """The words of ``vocabulary`` whose probability reaches ``threshold``, less ``excluded``, sorted."""
-    excluded = set(excluded)
-    return sorted(w for w, p in zip(vocabulary, probabilities.tolist()) if p >= threshold and w not in excluded)
+                        excluded: Iterable[str], typed_people: Iterable[str] = (),
+                        typed_threshold: float = 1.0) -> List[str]:
+    """The words of ``vocabulary`` whose probability reaches ``threshold``, or ``typed_threshold`` for the words
+    of ``typed_people`` (``typed_people_only``), less ``excluded``, sorted."""
+    excluded, typed_people = set(excluded), set(typed_people)
+    return sorted(w for w, p in zip(vocabulary, probabilities.tolist())
+                  if (p >= threshold or (w in typed_people and p >= typed_threshold)) and w not in excluded)
 
 
 def save_person_nouns(words: List[str], typed: List[str], path: Path, provenance: Dict[str, object]) -> None:
@@ -168,20 +179,32 @@ def load_person_nouns(path: Path, field: str = "words") -> FrozenSet[str]:
 
 
 def build_person_nouns(kind_counts: Dict[str, Counter], vocabulary: Sequence[str], threshold: float = 0.9,
-                       min_share: float = 0.8, model_path=None,
-                       folds: int = 5) -> Tuple[List[str], List[str], Dict[str, object]]:
+                       min_share: float = 0.8, model_path=None, folds: int = 5, typed_threshold: float = 0.5,
+                       min_count: int = 3, nouns: Optional[Iterable[str]] = None
+                       ) -> Tuple[List[str], List[str], Dict[str, object]]:
     """The learnt person nouns of ``vocabulary``, its labelled people, and the provenance to save with them
-    (labelled heads, the cross-validated precision and recall at ``threshold``)."""
+    (labelled heads, the cross-validated precision and recall at ``threshold``). A head of fewer than
+    ``min_count`` typed mentions, all people, needs only ``typed_threshold`` if it is one of ``nouns`` (the
+    training texts' common nouns; None: any word of ``vocabulary``), so that an adjective a typed mention happens
+    to end on ("the grey", "the rich") stays out."""
     known = set(vocabulary)
-    labels = {w: v for w, v in labelled_heads(kind_counts, min_share=min_share).items() if w in known}
+    labels = {w: v for w, v in labelled_heads(kind_counts, min_count, min_share).items() if w in known}
     words = sorted(labels)
     classifier, (precision, recall) = fit_person_classifier(
         encode_nouns(words, model_path), numpy.array([int(labels[w]) for w in words]), threshold, folds)
     unlabelled = [w for w in vocabulary if w not in labels]
     probabilities = classifier.predict_proba(encode_nouns(unlabelled, model_path))[:, 1] if unlabelled \
         else numpy.zeros(0)
-    learnt = learnt_person_nouns(unlabelled, probabilities, threshold, typed_otherwise(kind_counts))
-    provenance = {"threshold": threshold, "min_share": min_share, "labelled_people": sum(labels.values()),
+    typed_people = typed_people_only(kind_counts, min_count)
+    if nouns is not None:
+        typed_people &= set(nouns)
+    # a pronoun heads typed mentions too ("she"), but is no noun
+    learnt = learnt_person_nouns(unlabelled, probabilities, threshold, typed_otherwise(kind_counts) | set(PRONOUNS),
+                                 typed_people, typed_threshold)
+    provenance = {"threshold": threshold, "typed_threshold": typed_threshold,
+                  "typed_people_listed": len(set(learnt) - set(learnt_person_nouns(unlabelled, probabilities,
+                                                                                   threshold, ()))),
+                  "min_share": min_share, "labelled_people": sum(labels.values()),
                   "labelled_other": len(labels) - sum(labels.values()), "vocabulary": len(vocabulary),
                   "cross_validated_precision": round(precision, 4), "cross_validated_recall": round(recall, 4),
                   "encoder": "all-MiniLM-L6-v2, mean last-layer state of " + repr(TEMPLATE)}

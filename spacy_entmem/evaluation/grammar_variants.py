@@ -8,12 +8,13 @@ from spacy.language import Language
 
 from ..models import memory as memory_model
 from ..nn.memory import mention_memory
-from ..pipeline import mention_attributes, span_proposals, speakers, syntax
+from ..pipeline import mention_attributes, span_proposals, speakers, syntax, turns
 
 GRAMMAR_RULES = ("syntactic_binding", "person_agreement", "singular_they", "reader_you")
 # name → (module, its module-level flag): the parts of the rules an ablation can switch off one by one
 SWITCHES: Dict[str, Tuple[object, str]] = {
     "impersonal_it": (mention_memory, "IMPERSONAL_IT"),  # person_agreement: "it" never joins an I / you cell
+    "we_person": (turns, "WE_IS_A_PERSON"),  # person_agreement: we / us / our is a person of its own
     "datives": (syntax, "REPAIR_DATIVES"),  # binding: a possessor that cannot be one is a dative
     "they_among_all_people": (mention_memory, "THEY_AMONG_ALL_PEOPLE"),  # singular they: one person near
     "they_person_nouns": (mention_memory, "THEY_NEEDS_PERSON_NOUN"),  # singular they: nouns for people only
@@ -21,6 +22,7 @@ SWITCHES: Dict[str, Tuple[object, str]] = {
     "person_nouns_not_names": (mention_attributes, "PERSON_NOUNS_NOT_NAMES"),  # no name is a person noun
     "clauses_cover_nothing": (span_proposals, "CLAUSES_COVER_NOTHING"),  # finder: a clause covers no person noun
     "reported_they": (mention_memory, "REPORTED_THEY"),  # singular they: "The gardener said that they …"
+    "they_joins": (mention_memory, "THEY_JOINS_ITS_PERSON"),  # singular they: joins its one person's cell
     "telling": (speakers, "TELLING_ATTRIBUTES"),  # speakers: "…," Robert told Sarah
     "addressees": (speakers, "ADDRESSEES"),  # speaker_continuity: a quoted you joins its addressee
     "later_leaders": (mention_memory, "FOLLOW_LATER_LEADERS"),  # speaker_continuity: "“I …,” said Harry"

@@ -5,7 +5,8 @@ A turn is a quotation; a line that opens with a speaker label ("Lee: I met Dana 
 unquoted text of a letter or an email (a text that opens with a greeting: "Hi Tom," / "Dear Sir,"); else one
 sentence (a transcript without labels may change speakers at any sentence). The person of a candidate: 1 for
 I / me / my / mine / myself and for a speaker label's name in its own turn, 2 for you / your / … and for the name
-a greeting addresses, 3 for he / she and their forms; 0 (no constraint) for it, we, they and everything else.
+a greeting addresses, 3 for he / she and their forms, 5 for we / us / our (sixth round); 0 (no constraint) for it,
+they and everything else.
 An unquoted you in a text with no speaker labels and no greeting is READER (4): the reader, or anyone ("If you
 want to bake bread, you need flour"), never a third person the text names (``mention_memory.person_clash``).
 """
@@ -14,20 +15,27 @@ from typing import List, Sequence, Tuple
 from .mention_attributes import PRONOUNS, SINGULAR, follows_sentence_boundary
 
 GREETINGS = {"hi", "hello", "hey", "dear", "dearest", "greetings"}
+GREETING_ENDS = {",", ":", "!", "-", "—"}  # what closes a greeting's line ("Hi Tom," / "Dear Sir:")
 MAX_LABEL_WORDS = 3  # "Lee:", "Dr. Smith:", "Mary Ann Lee:"
 NO_PERSON = 0
 READER = 4  # the person of an unquoted you that no speaker label or greeting gives an addressee
+FIRST_PLURAL = 5  # we / us / our: in one turn never the speaker's I, the addressee, nor a he / she
+# sixth round: "Dear Ms. Ortiz, our accountant …": "our" is not the addressee (an ablation's switch)
+WE_IS_A_PERSON = True
 QUOTATION_TURNS = 1 << 40  # quotations are numbered apart from the unquoted turns
 
 
 def pronoun_person(word: str) -> int:
-    """1, 2 or 3 for a singular personal pronoun of that person ("you" of either number); 0 otherwise."""
+    """1, 2 or 3 for a singular personal pronoun of that person ("you" of either number); with ``WE_IS_A_PERSON``
+    FIRST_PLURAL for we / us / our / ours / ourselves; 0 otherwise."""
     features = PRONOUNS.get(word)
     if features is None:
         return NO_PERSON
     person, number, gender = features
     if person == 2 or (person == 1 and number == SINGULAR) or (person == 3 and number == SINGULAR and gender in (1, 2)):
         return person
+    if person == 1 and WE_IS_A_PERSON:
+        return FIRST_PLURAL
     return NO_PERSON
 
 
@@ -76,9 +84,11 @@ def read_turns(texts: Sequence[str], quoted: Sequence[bool], quotations: Sequenc
             turn += 1
         if not quoted[i]:
             turns[i] = turn
-    addressed = -1  # the token after the greeting
+    greeting, line_end = -2, 0  # the greeting word, and where its line ends ("Dear Ms. Ortiz," then the text)
     if letter:
-        addressed = next(i for i, word in enumerate(lower) if word.strip() and word in GREETINGS) + 1
+        greeting = next(i for i, word in enumerate(lower) if word.strip() and word in GREETINGS)
+        line_end = next((i for i in range(greeting + 1, len(lower)) if lower[i] in GREETING_ENDS or not lower[i].strip()
+                         or follows_sentence_boundary(lower[i - 1])), len(lower))
     label_spans = set(labels)
     persons = []
     addressless = reader_you and not letter and not labels  # an unquoted you has no addressee the text names
@@ -88,7 +98,7 @@ def read_turns(texts: Sequence[str], quoted: Sequence[bool], quotations: Sequenc
             persons.append(READER if person == 2 and addressless and not quoted[start] else person)
         elif (start, end) in label_spans:
             persons.append(1)
-        elif start == addressed:
+        elif greeting <= start and end <= line_end:  # "Tom", "Dear Ms. Ortiz", "Ortiz": on the greeting's line
             persons.append(2)
         else:
             persons.append(NO_PERSON)

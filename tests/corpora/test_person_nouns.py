@@ -10,7 +10,7 @@ from spacy.tokens import Doc
 from spacy_entmem.corpora.person_nouns import (build_person_nouns, capitalised_words, common_nouns, encode_nouns,
                                                encoder_words, fit_person_classifier, labelled_heads,
                                                learnt_person_nouns, load_person_nouns, save_person_nouns,
-                                               tag_counts, typed_otherwise)
+                                               tag_counts, typed_otherwise, typed_people_only)
 from spacy_entmem.models.memory import _person_nouns, packaged_common_person_nouns, packaged_person_nouns
 
 
@@ -65,6 +65,17 @@ def test_learnt_nouns_reach_the_threshold_and_typed_evidence_wins():
     assert learnt_person_nouns(words, numpy.array([0.97, 0.2, 0.99, 0.9]), 0.9, {"coach"}) == ["banker", "chef"]
 
 
+def test_a_noun_with_too_few_typed_mentions_all_people_needs_only_the_lower_threshold():
+    counts = {"tenant": Counter(person=1), "grey": Counter(person=2), "ghost": Counter(person=1, other=1),
+              "banker": Counter(person=3)}
+    assert typed_people_only(counts) == {"tenant", "grey"}  # "banker" is labelled, "ghost" not all people
+    words = ["tenant", "grey", "ghost", "overcoat"]
+    probabilities = numpy.array([0.6, 0.6, 0.6, 0.6])
+    assert learnt_person_nouns(words, probabilities, 0.9, (), {"tenant"}, 0.5) == ["tenant"]
+    assert learnt_person_nouns(words, probabilities, 0.9, (), {"tenant"}, 0.7) == []
+    assert learnt_person_nouns(words, probabilities, 0.9, ()) == []  # without typed people: the threshold alone
+
+
 def test_the_list_round_trips_and_a_bad_file_says_so(tmp_path):
     save_person_nouns(["tenant", "banker"], ["farmer"], tmp_path / "people.json", {"threshold": 0.9})
     assert load_person_nouns(tmp_path / "people.json") == {"banker", "tenant"}
@@ -101,3 +112,8 @@ def test_build_labels_only_words_of_the_vocabulary_and_records_its_provenance():
     assert provenance["labelled_people"] == 5 and provenance["labelled_other"] == 5
     assert typed == sorted(people[:-1])
     assert "widow" in words and "kettle" not in words and "soldier" not in words
+    counts["usher"] = counts["ushers"] = Counter(person=1)  # too few typed mentions to label; all people
+    words, _, provenance = build_person_nouns(counts, people[:-1] + things[:-1] + ["usher", "ushers"], threshold=0.99,
+                                              typed_threshold=0.01, folds=2, nouns=["usher"])
+    assert "usher" in words and "ushers" not in words  # only a common noun of the training texts
+    assert provenance["typed_people_listed"] == 1

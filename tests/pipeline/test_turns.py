@@ -20,7 +20,7 @@ def candidate_persons(texts, spans):
 
 def test_persons_of_pronouns():
     assert [pronoun_person(w) for w in ("i", "me", "my", "you", "he", "her", "it", "we", "they", "the")] == \
-        [1, 1, 1, 2, 3, 3, 0, 0, 0, 0]
+        [1, 1, 1, 2, 3, 3, 0, 5, 0, 0]
 
 
 def test_a_speaker_label_opens_a_turn_that_runs_to_the_next_label():
@@ -45,6 +45,12 @@ def test_a_letter_is_one_turn_and_its_greeting_names_the_addressee():
     assert turns[1] == turns[5]
     assert candidate_persons(texts, [(1, 2), (5, 6)]) == [2, 1]
     assert not is_letter(["the", "hi", "tom"])
+
+
+def test_the_addressee_may_hold_the_greeting_word_but_not_the_text_after_its_line():
+    texts = ["Dear", "Ms.", "Ortiz", ",", "our", "accountant", "wrote", ".", "You", "agreed", "."]
+    spans = [(0, 3), (1, 3), (2, 3), (0, 6), (4, 6), (8, 9)]
+    assert candidate_persons(texts, spans) == [2, 2, 2, 0, 0, 2]
 
 
 def test_an_unquoted_you_with_no_label_or_greeting_is_the_readers_with_reader_you():

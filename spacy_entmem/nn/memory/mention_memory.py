@@ -124,6 +124,10 @@ IMPERSONAL_IT = True
 THEY_AMONG_ALL_PEOPLE = True
 THEY_NEEDS_PERSON_NOUN = True
 REPORTED_THEY = True
+# and, where such a "they" (a mention) has exactly one cell it may join so, it joins that cell rather than
+# leaving the model to choose (``singular_they_holders``; sixth round: the model, trained on text where "they" is
+# nearly always plural, began a new entity for most of them)
+THEY_JOINS_ITS_PERSON = True
 # a speaker or addressee named after its quotation joins the entity its quotation's I or you began
 # (``follower_steps``; an ablation's switch)
 FOLLOW_LATER_LEADERS = True
@@ -883,6 +887,8 @@ class MentionMemory(nn.Module):
                         follower_t=None if followers is None else followers[:, t]))
                 holder = self.name_holders(state, attrs[:, t], spans[:, t, 0], active[:, t], disagree)
                 holder = self.binder_holders(state, attrs[:, t], active[:, t], disagree, holder)
+                holder = self.singular_they_holders(state, attrs[:, t], spans[:, t, 0], active[:, t], disagree,
+                                                    holder)
                 decision = self._greedy(log_p.detach(), state, disagree, forced, holder)
                 if self.record_decision_scores:
                     decision_scores.append(decision.scores)
@@ -1006,6 +1012,23 @@ class MentionMemory(nn.Module):
             return holder
         binder = joinable(state.binder_cell(attrs_t, active_t), disagree)
         return binder if holder is None else numpy.where(binder >= 0, binder, holder)
+
+    def singular_they_holders(self, state: CellState, attrs_t: numpy.ndarray, starts_t: numpy.ndarray,
+                              active_t: numpy.ndarray, disagree: Optional[numpy.ndarray],
+                              holder: Optional[numpy.ndarray]) -> Optional[numpy.ndarray]:
+        """With ``singular_they`` (and ``THEY_JOINS_ITS_PERSON``), ``holder`` (B,) (or -1s) with, for each "they"
+        that has exactly one cell of one person it may join (``singular_they_pairs``), that cell where it may be
+        joined; ``holder`` unchanged elsewhere, and where it already names a cell."""
+        if not (self.singular_they and THEY_JOINS_ITS_PERSON) or self.training \
+                or not (attrs_t[active_t, PRONOUN] == THEY).any():
+            return holder
+        rows, cells = numpy.nonzero(state.used & active_t[:, None])
+        allowed = self.singular_they_pairs(state, attrs_t, starts_t, rows, cells)
+        one = numpy.bincount(rows[allowed], minlength=len(active_t)) == 1
+        found = numpy.full(len(active_t), -1)
+        found[rows[allowed]] = cells[allowed]
+        found = joinable(numpy.where(one, found, -1), disagree)
+        return found if holder is None else numpy.where(holder >= 0, holder, found)
 
     def decision_scores(self, log_p: torch.Tensor, disagree: Optional[numpy.ndarray] = None,
                         dtype: Optional[str] = None, holder: Optional[numpy.ndarray] = None) -> numpy.ndarray:

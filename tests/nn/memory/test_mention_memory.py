@@ -815,6 +815,31 @@ def test_singular_they_lifts_number_agreement_for_one_person_or_the_one_it_is_re
     assert _disagreements(memory, attrs)[-1][0][person_cell] is (not reported_allowed)
 
 
+@pytest.mark.parametrize("rows, joins", [
+    ([GARDENER, _they()], True),  # "A gardener called. They …": the one person near
+    ([MARIA, GARDENER, _they(reporter=3)], True),  # "… The gardener said that they …"
+    ([MARIA, GARDENER, _they()], False),  # two people near: the model decides
+    ([SWAMP, _they()], False),  # no person
+])
+def test_a_singular_they_joins_its_one_person_rather_than_beginning_an_entity(rows, joins):
+    torch.manual_seed(0)
+    memory = MentionMemory(input_width=6, hidden_width=8, n_cells=4, mlp_width=8, dropout=0.0, feature_width=4)
+    memory.noun_number_agreement = memory.singular_they = True
+    attrs = _attributes(rows)
+    X, lengths, spans, n = _inputs(m=attrs.shape[1], t=max(6, 2 * attrs.shape[1]))
+    memory.ignore_bias, memory.new_entity_bias = -50.0, 50.0  # left to the model, every candidate begins an entity
+    memory.eval()
+    with torch.no_grad():
+        out = memory(X, lengths, spans, n, attrs)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(mention_memory, "THEY_JOINS_ITS_PERSON", False)
+            free = memory(X, lengths, spans, n, attrs)
+    assert int(free.actions[0, -1]) == OVERWRITE
+    person_cell = len(rows) - 2
+    assert (int(out.actions[0, -1]) == COREF and int(out.cells[0, -1]) == person_cell) is joins
+    assert out.actions[0, :-1].tolist() == free.actions[0, :-1].tolist()
+
+
 def _with_parse(rows):
     """``_padded`` rows with (root, binder, role, sentence) set per candidate: rows of (base row, root, binder,
     role, sentence)."""
