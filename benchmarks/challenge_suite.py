@@ -164,8 +164,8 @@ SLOT = re.compile(r"\{([^}]+)\}|\b(They|they|I|You|it|report|yesterday|students|
 
 def render(template: str, fill: Dict[str, str], gender: str) -> Tuple[str, Dict[str, Tuple[int, int]]]:
     """The item's text and each slot's character span (pronouns named P, P2, …; plain marked words by
-    name: They/they → T, I, You, it → It, report → Rep, yesterday → Y, students, guests, volunteers, neighbours → S,
-    mother → M, our → We)."""
+    name: They/they → T, I, You, it → It, report → Rep, yesterday → Y, students, guests, volunteers,
+    neighbours → S, mother → M, our → We)."""
     out, spans, n_pronouns, seen = "", {}, 0, defaultdict(int)
     words = {"They": "T", "they": "T", "I": "I", "You": "You", "it": "It", "report": "Rep", "yesterday": "Y",
              "students": "S", "guests": "S", "volunteers": "S", "neighbours": "S", "mother": "M", "brother": "M",

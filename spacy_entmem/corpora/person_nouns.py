@@ -16,10 +16,10 @@ people is a positive, one whose are at most 1 - ``min_share`` people a negative.
 probability reaches ``threshold`` and the training mentions do not already type it mostly as something else
 (typed evidence wins), or when it is a common noun of the training texts that heads too few typed mentions to
 be labelled, all of them people ("tenant", "assistant": one each), and its probability reaches
-``typed_threshold`` (little typed evidence and the classifier together). The file records the classifier's cross-validated precision and recall on the labelled
-heads at that threshold, and beside the learnt nouns the labelled people among the common nouns (``typed``: the
-head-kind lexicon's people less the names it holds, "oak" for Gabriel Oak), which the finder's
-``propose_person_nouns`` reads with the learnt ones."""
+``typed_threshold`` (little typed evidence and the classifier together). The file records the classifier's
+cross-validated precision and recall on the labelled heads at that threshold, and beside the learnt nouns the
+labelled people among the common nouns (``typed``: the head-kind lexicon's people less the names it holds, "oak"
+for Gabriel Oak), which the finder's ``propose_person_nouns`` reads with the learnt ones."""
 import json
 from collections import Counter, defaultdict
 from pathlib import Path

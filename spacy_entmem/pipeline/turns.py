@@ -39,6 +39,16 @@ def pronoun_person(word: str) -> int:
     return NO_PERSON
 
 
+def greeting_line(lower: Sequence[str]) -> Tuple[int, int]:
+    """(the greeting word, the token that ends its line) of a letter's lower-case tokens: "Dear Ms. Ortiz ," gives
+    the span of "Dear Ms. Ortiz"; the line ends at a comma, colon, dash or "!", a line break or a sentence end."""
+    greeting = next(i for i, word in enumerate(lower) if word.strip() and word in GREETINGS)
+    end = next((i for i in range(greeting + 1, len(lower))
+                if lower[i] in GREETING_ENDS or not lower[i].strip() or follows_sentence_boundary(lower[i - 1])),
+               len(lower))
+    return greeting, end
+
+
 def _line_starts(texts: Sequence[str]) -> List[int]:
     """The token indices that open a line (the first token and each one after a token holding a line break)."""
     return [i for i in range(len(texts)) if i == 0 or "\n" in texts[i - 1]] if texts else []
@@ -84,11 +94,7 @@ def read_turns(texts: Sequence[str], quoted: Sequence[bool], quotations: Sequenc
             turn += 1
         if not quoted[i]:
             turns[i] = turn
-    greeting, line_end = -2, 0  # the greeting word, and where its line ends ("Dear Ms. Ortiz," then the text)
-    if letter:
-        greeting = next(i for i, word in enumerate(lower) if word.strip() and word in GREETINGS)
-        line_end = next((i for i in range(greeting + 1, len(lower)) if lower[i] in GREETING_ENDS or not lower[i].strip()
-                         or follows_sentence_boundary(lower[i - 1])), len(lower))
+    greeting, line_end = greeting_line(lower) if letter else (0, 0)  # (0, 0): no candidate is on it
     label_spans = set(labels)
     persons = []
     addressless = reader_you and not letter and not labels  # an unquoted you has no addressee the text names
