@@ -35,6 +35,14 @@ FOURTH_ROLES = [("cashier", "shopper"), ("sergeant", "recruit"), ("principal", "
                 ("instructor", "trainee"), ("surveyor", "engineer"), ("firefighter", "resident"),
                 ("cook", "dishwasher"), ("bartender", "patron"), ("curator", "donor"), ("programmer", "tester"),
                 ("auditor", "treasurer")]
+# the fifth set's role nouns and plural groups (seventh round): chosen after that round's rules, never looked up in
+# the person-noun list
+FIFTH_ROLES = [("architect", "contractor"), ("translator", "diplomat"), ("coordinator", "intern"),
+               ("producer", "singer"), ("chemist", "technician"), ("mayor", "councillor"),
+               ("accountant", "consultant"), ("porter", "traveller"), ("lecturer", "researcher"),
+               ("paramedic", "cyclist"), ("journalist", "photographer"), ("tutor", "pupil")]
+GROUPS = ["workers", "tourists", "children", "engineers", "soldiers", "fans", "passengers", "reporters", "nurses",
+          "pupils", "villagers", "musicians"]
 CITIES = ["Warsaw", "Paris", "Boston", "Madrid", "Chicago", "Vienna", "Dublin", "Toronto", "Lisbon", "Prague",
           "Denver", "Oslo"]
 PRONOUNS = {"m": {"he": "he", "He": "He", "him": "him", "his": "his", "His": "His", "himself": "himself"},
@@ -154,9 +162,27 @@ TEMPLATES = [
     ("number agreement", "The neighbours greeted {A}. {p:He} waved back.", [("link", "P", "A"), ("apart", "P", "S")]),
     ("first and second person in dialogue", "Dear {A}, our {F1} checked the invoice. {p:He} found an error.",
      [("apart", "We", "A"), ("apart", "P", "A"), ("link", "P", "F1")]),
+    # fifth set (seventh round), written after that round's rules were chosen on dev, and run once
+    ("number agreement", "{A} thanked the {G} after the meeting. They smiled.",
+     [("link", "T", "G"), ("apart", "T", "A")]),
+    ("number agreement", "The {G} waited for {A}. {p:He} was late.", [("link", "P", "A"), ("apart", "P", "G")]),
+    ("number agreement", "{A} visited the {G} in {X}. They were happy to see {p:him}.",
+     [("link", "T", "G"), ("apart", "T", "A"), ("link", "P", "A")]),
+    ("first and second person in dialogue", "Dear {A}, my {V1} read your letter. {p:He} will reply soon.",
+     [("link", "P", "V1"), ("apart", "P", "A"), ("apart", "V1", "A")]),
+    ("first and second person in dialogue", "{A}: I called my {V1} yesterday. {p:He} was at home.",
+     [("link", "P", "V1"), ("apart", "P", "I"), ("apart", "V1", "I")]),
+    ("principle B: coordination", "The {V1} greeted the {V2} and helped {p:him}.",
+     [("apart", "P", "V1"), ("link", "P", "V2")]),
+    ("principle B: control", "The {V1} persuaded the {V2} to visit {p:him}.",
+     [("apart", "P", "V2"), ("link", "P", "V1")]),
+    ("singular they", "The {V1} said that they would call {A}.", [("link", "T", "V1"), ("apart", "T", "A")]),
+    ("gender agreement", "{A} met {C~} at the cafe. {p:He} ordered tea.", [("link", "P", "A"), ("apart", "P", "C")]),
+    ("principle B: co-arguments", "The {V1} and {A} met. {p:He} told {p:him} the news.", [("apart", "P", "P2")]),
 ]
-SECOND_SET, THIRD_SET, FOURTH_SET = 33, 55, 63  # the first template of the second, the third and the fourth set
-SET_NAMES = ("first", "second", "third", "fourth")
+# the first template of the second, the third, the fourth and the fifth set
+SET_STARTS = (SECOND_SET, THIRD_SET, FOURTH_SET, FIFTH_SET) = (33, 55, 63, 73)
+SET_NAMES = ("first", "second", "third", "fourth", "fifth")
 
 SLOT = re.compile(r"\{([^}]+)\}|\b(They|they|I|You|it|report|yesterday|students|guests|volunteers|neighbours|brother|"
                   r"mother|our)\b")
@@ -213,14 +239,16 @@ def items() -> List[dict]:
                 r1, r2 = ROLES[(k + t) % len(ROLES)]
                 n1, n2 = NEW_ROLES[(k + t) % len(NEW_ROLES)]
                 f1, f2 = FOURTH_ROLES[(k + t) % len(FOURTH_ROLES)]
+                v1, v2 = FIFTH_ROLES[(k + t) % len(FIFTH_ROLES)]
                 fill = {"A": a, "B": b, "C": others[(k + t) % len(others)], "R1": r1, "R2": r2, "R2b": r2,
                         "N1": n1, "N2": n2, "N2b": n2, "F1": f1, "F2": f2, "F2b": f2,
+                        "V1": v1, "V2": v2, "G": GROUPS[(k + t) % len(GROUPS)],
                         "X": CITIES[(k + t) % len(CITIES)], "L": ["Smith", "Brown", "Taylor", "Walker", "Clark",
                                                                  "Hughes"][k % 6]}
                 text, spans = render(template, fill, gender)
                 out.append({"id": f"{t}-{k}-{gender}", "category": category, "gender": gender, "text": text,
                             "slots": spans, "checks": [list(check) for check in checks],
-                            "set": SET_NAMES[sum(t >= first for first in (SECOND_SET, THIRD_SET, FOURTH_SET))]})
+                            "set": SET_NAMES[sum(t >= first for first in SET_STARTS)]})
     return out
 
 

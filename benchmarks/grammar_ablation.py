@@ -34,6 +34,9 @@ def main() -> None:
     variants = [("shipped", {})] + [(f"without {rule}", {"rules_off": [rule]}) for rule in shipped]
     switched_off = [("person_agreement without the impersonal it", "impersonal_it"),
                     ("person_agreement without we as a person", "we_person"),
+                    ("person_agreement without possessed nominals as third persons", "possessed_third"),
+                    ("person_agreement without the signature as the writer", "signature"),
+                    ("without a new they joining the plural people near", "plural_they"),
                     ("binding without the dative repair", "datives"),
                     ("singular_they counting only the genderless nominals near", "they_among_all_people"),
                     ("singular_they with any genderless singular nominal", "they_person_nouns"),

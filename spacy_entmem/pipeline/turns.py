@@ -4,9 +4,11 @@ and "he" / "she" someone else, so mentions of different persons in one turn are 
 A turn is a quotation; a line that opens with a speaker label ("Lee: I met Dana …", up to the next label); the
 unquoted text of a letter or an email (a text that opens with a greeting: "Hi Tom," / "Dear Sir,"); else one
 sentence (a transcript without labels may change speakers at any sentence). The person of a candidate: 1 for
-I / me / my / mine / myself and for a speaker label's name in its own turn, 2 for you / your / … and for the name
-a greeting addresses, 3 for he / she and their forms, 5 for we / us / our (sixth round); 0 (no constraint) for it,
-they and everything else.
+I / me / my / mine / myself, for a speaker label's name in its own turn and for the name that signs a letter
+("Best, Mark"), 2 for you / your / … and for the name
+a greeting addresses, 3 for he / she and their forms and for a nominal that my / our / your opens ("our accountant";
+not a vocative nor "Your Majesty": ``possessed_nominal``), 5 for we / us / our (sixth round); 0 (no constraint) for
+it, they and everything else.
 An unquoted you in a text with no speaker labels and no greeting is READER (4): the reader, or anyone ("If you
 want to bake bread, you need flour"), never a third person the text names (``mention_memory.person_clash``).
 """
@@ -22,6 +24,19 @@ READER = 4  # the person of an unquoted you that no speaker label or greeting gi
 FIRST_PLURAL = 5  # we / us / our: in one turn never the speaker's I, the addressee, nor a he / she
 # sixth round: "Dear Ms. Ortiz, our accountant …": "our" is not the addressee (an ablation's switch)
 WE_IS_A_PERSON = True
+# seventh round: a nominal a speaker's my / our / your opens ("our accountant", "my father") is a third person
+# (an ablation's switch)
+POSSESSED_ARE_THIRD_PERSON = True
+SPEAKER_POSSESSIVES = {"my", "our", "your"}
+# heads of a form of address that a possessive opens and that names the addressee: "Your Majesty", "my lord"
+ADDRESS_HEADS = {"majesty", "highness", "grace", "excellency", "honour", "honor", "lordship", "ladyship", "worship",
+                 "lord", "lady", "liege"}
+VOCATIVE_ENDS = {",", "!", "?", ".", ";", "”", '"', "'", "’"}  # what may follow a vocative ("… , my boy!")
+# seventh round: the name after a letter's closing ("Best, Mark") is the writer (an ablation's switch)
+SIGNATURE_IS_THE_WRITER = True
+CLOSINGS = {"best", "thanks", "regards", "cheers", "sincerely", "yours", "love", "warmly", "cordially",
+            "respectfully"}
+MAX_SIGNATURE_WORDS = 3  # "Mark", "Dr. Lee", "Mary Ann Lee"
 QUOTATION_TURNS = 1 << 40  # quotations are numbered apart from the unquoted turns
 
 
@@ -32,11 +47,26 @@ def pronoun_person(word: str) -> int:
     if features is None:
         return NO_PERSON
     person, number, gender = features
-    if person == 2 or (person == 1 and number == SINGULAR) or (person == 3 and number == SINGULAR and gender in (1, 2)):
+    singular = number == SINGULAR
+    if person == 2 or (person == 1 and singular) or (person == 3 and singular and gender in (1, 2)):
         return person
     if person == 1 and WE_IS_A_PERSON:
         return FIRST_PLURAL
     return NO_PERSON
+
+
+def possessed_nominal(lower: Sequence[str], start: int, end: int) -> bool:
+    """Whether the candidate [start, end) is a nominal that my / our / your opens ("our accountant", "my father"):
+    someone other than the speaker, the addressee and "we". Not a form of address ("Your Majesty", "my lord":
+    ``ADDRESS_HEADS``), nor a vocative, which stands between punctuation ("Come here, my boy!", "“My dear Watson,
+    you …”") and is the addressee."""
+    if end - start < 2 or lower[start] not in SPEAKER_POSSESSIVES or lower[end - 1] in ADDRESS_HEADS:
+        return False
+    before = lower[start - 1] if start else ""
+    after = lower[end] if end < len(lower) else ""
+    opens_alone = not before.strip() or not before[-1].isalnum()  # the text's start, a line break, "," or "“"
+    closes_alone = not after.strip() or after in VOCATIVE_ENDS
+    return not (opens_alone and closes_alone)
 
 
 def greeting_line(lower: Sequence[str]) -> Tuple[int, int]:
@@ -47,6 +77,23 @@ def greeting_line(lower: Sequence[str]) -> Tuple[int, int]:
                 if lower[i] in GREETING_ENDS or not lower[i].strip() or follows_sentence_boundary(lower[i - 1])),
                len(lower))
     return greeting, end
+
+
+def signature_start(texts: Sequence[str]) -> int:
+    """The first token of the writer's name that ends a letter after a closing ("Best, Mark", "Thanks,\nPriya",
+    "Kind regards, Dr. Lee": up to ``MAX_SIGNATURE_WORDS`` capitalised words, then the text's end), or len(texts)
+    where the text ends otherwise."""
+    words = [i for i, text in enumerate(texts) if text.strip()]
+    first = len(words)
+    while first > 0 and len(words) - first < MAX_SIGNATURE_WORDS and texts[words[first - 1]][:1].isupper() \
+            and texts[words[first - 1]].lower() not in CLOSINGS:
+        first -= 1
+    before = first - 1
+    if before >= 0 and texts[words[before]] in GREETING_ENDS:
+        before -= 1
+    if first == len(words) or before < 0 or texts[words[before]].lower() not in CLOSINGS:
+        return len(texts)
+    return words[first]
 
 
 def _line_starts(texts: Sequence[str]) -> List[int]:
@@ -95,6 +142,7 @@ def read_turns(texts: Sequence[str], quoted: Sequence[bool], quotations: Sequenc
         if not quoted[i]:
             turns[i] = turn
     greeting, line_end = greeting_line(lower) if letter else (0, 0)  # (0, 0): no candidate is on it
+    signature = signature_start(texts) if letter and SIGNATURE_IS_THE_WRITER else len(texts)
     label_spans = set(labels)
     persons = []
     addressless = reader_you and not letter and not labels  # an unquoted you has no addressee the text names
@@ -102,10 +150,12 @@ def read_turns(texts: Sequence[str], quoted: Sequence[bool], quotations: Sequenc
         if end - start == 1 and lower[start] in PRONOUNS:
             person = pronoun_person(lower[start])
             persons.append(READER if person == 2 and addressless and not quoted[start] else person)
-        elif (start, end) in label_spans:
+        elif (start, end) in label_spans or start >= signature:  # a speaker's label, a letter's signature
             persons.append(1)
         elif greeting <= start and end <= line_end:  # "Tom", "Dear Ms. Ortiz", "Ortiz": on the greeting's line
             persons.append(2)
+        elif POSSESSED_ARE_THIRD_PERSON and possessed_nominal(lower, start, end):
+            persons.append(3)
         else:
             persons.append(NO_PERSON)
     return turns, persons

@@ -1,7 +1,9 @@
 """Speakers' turns and grammatical person."""
+from spacy_entmem.pipeline import turns as turns_module
 from spacy_entmem.pipeline.speakers import read_quotations
 from spacy_entmem.pipeline.turns import (
-    QUOTATION_TURNS, READER, is_letter, pronoun_person, read_turns, speaker_labels)
+    QUOTATION_TURNS, READER, is_letter, possessed_nominal, pronoun_person, read_turns, signature_start,
+    speaker_labels)
 
 
 def _read(texts, spans=()):
@@ -50,7 +52,36 @@ def test_a_letter_is_one_turn_and_its_greeting_names_the_addressee():
 def test_the_addressee_may_hold_the_greeting_word_but_not_the_text_after_its_line():
     texts = ["Dear", "Ms.", "Ortiz", ",", "our", "accountant", "wrote", ".", "You", "agreed", "."]
     spans = [(0, 3), (1, 3), (2, 3), (0, 6), (4, 6), (8, 9)]
-    assert candidate_persons(texts, spans) == [2, 2, 2, 0, 0, 2]
+    assert candidate_persons(texts, spans) == [2, 2, 2, 0, 3, 2]  # "our accountant": a third person
+
+
+def test_the_name_that_signs_a_letter_is_its_writer():
+    texts = ["Hi", "Sam", ",", "could", "you", "call", "?", "I", "wait", ".", "\n", "Thanks", ",", "\n", "Priya"]
+    assert signature_start(texts) == 14
+    assert candidate_persons(texts, [(1, 2), (4, 5), (7, 8), (14, 15)]) == [2, 2, 1, 1]
+    assert signature_start(["Kind", "regards", ",", "Dr.", "Lee"]) == 3
+    assert signature_start(["Best", "Mark"]) == 1  # no comma
+    assert signature_start(["I", "met", "Mark"]) == 3  # no closing: no signature
+    assert signature_start(["Thanks", ",", "see", "you"]) == 4  # no name after the closing
+    not_a_letter = ["I", "said", "thanks", ",", "Priya"]  # a closing word, but no greeting opens the text
+    assert candidate_persons(not_a_letter, [(4, 5)]) == [0]
+
+
+def test_a_nominal_a_speakers_possessive_opens_is_a_third_person_unless_it_addresses():
+    texts = ["I", "love", "my", "wife", ".", "\"", "Come", "here", ",", "my", "boy", "!", "\"", "Your", "Majesty",
+             "is", "kind", ",", "and", "your", "letter", "came", "."]
+    lower = [text.lower() for text in texts]
+    assert possessed_nominal(lower, 2, 4)  # "my wife"
+    assert not possessed_nominal(lower, 9, 11)  # "my boy" between "," and "!": a vocative, the addressee
+    assert not possessed_nominal(lower, 13, 15)  # "Your Majesty" names the addressee
+    assert possessed_nominal(lower, 19, 21)  # "your letter"
+    assert not possessed_nominal(lower, 3, 4) and not possessed_nominal(lower, 2, 3)  # no possessive; "my" alone
+    assert candidate_persons(texts, [(0, 1), (2, 4), (9, 11), (13, 15), (19, 21)]) == [1, 3, 0, 0, 3]
+    turns_module.POSSESSED_ARE_THIRD_PERSON = False
+    try:
+        assert candidate_persons(texts, [(2, 4), (19, 21)]) == [0, 0]  # the ablation's switch
+    finally:
+        turns_module.POSSESSED_ARE_THIRD_PERSON = True
 
 
 def test_an_unquoted_you_with_no_label_or_greeting_is_the_readers_with_reader_you():

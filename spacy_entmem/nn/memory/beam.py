@@ -115,6 +115,7 @@ def read_memory_beam(memory: "MentionMemory", g: torch.Tensor, sim_token: torch.
         holder = memory.name_holders(state, attrs_t, spans_t[:, 0], active[:, t], disagree)
         holder = memory.binder_holders(state, attrs_t, active[:, t], disagree, holder)
         holder = memory.singular_they_holders(state, attrs_t, spans_t[:, 0], active[:, t], disagree, holder)
+        holder = memory.plural_they_holders(state, attrs_t, spans_t[:, 0], active[:, t], disagree, holder, log_p)
         scores = step_scores(memory, log_p, state, disagree, forced, active[:, t], holder)
         parents, columns, beam = best_children(beam, scores)
         rows = (block + parents).reshape(-1)

@@ -128,6 +128,11 @@ REPORTED_THEY = True
 # leaving the model to choose (``singular_they_holders``; sixth round: the model, trained on text where "they" is
 # nearly always plural, began a new entity for most of them)
 THEY_JOINS_ITS_PERSON = True
+# seventh round: a "they" (a mention) that the model would have begin a new entity joins the best-scoring cell of
+# people of plural number ("the volunteers") last mentioned within PLURAL_THEY_WINDOW tokens, if one may be joined
+# (``plural_they_holders``; an ablation's switch)
+PLURAL_THEY_JOINS_NEAR = True
+PLURAL_THEY_WINDOW = 15
 # a speaker or addressee named after its quotation joins the entity its quotation's I or you began
 # (``follower_steps``; an ablation's switch)
 FOLLOW_LATER_LEADERS = True
@@ -889,6 +894,8 @@ class MentionMemory(nn.Module):
                 holder = self.binder_holders(state, attrs[:, t], active[:, t], disagree, holder)
                 holder = self.singular_they_holders(state, attrs[:, t], spans[:, t, 0], active[:, t], disagree,
                                                     holder)
+                holder = self.plural_they_holders(state, attrs[:, t], spans[:, t, 0], active[:, t], disagree,
+                                                  holder, log_p)
                 decision = self._greedy(log_p.detach(), state, disagree, forced, holder)
                 if self.record_decision_scores:
                     decision_scores.append(decision.scores)
@@ -1028,6 +1035,29 @@ class MentionMemory(nn.Module):
         found = numpy.full(len(active_t), -1)
         found[rows[allowed]] = cells[allowed]
         found = joinable(numpy.where(one, found, -1), disagree)
+        return found if holder is None else numpy.where(holder >= 0, holder, found)
+
+    def plural_they_holders(self, state: CellState, attrs_t: numpy.ndarray, starts_t: numpy.ndarray,
+                            active_t: numpy.ndarray, disagree: Optional[numpy.ndarray],
+                            holder: Optional[numpy.ndarray], log_p: torch.Tensor) -> Optional[numpy.ndarray]:
+        """With ``PLURAL_THEY_JOINS_NEAR`` (at inference), ``holder`` (B,) (or -1s) with, for each "they" whose best
+        action but IGNORE is a new entity, the best-scoring cell it may join that holds people of plural number (a
+        plural noun for people or a plural pronoun joined it, and a noun for people: "the volunteers") and was last
+        mentioned within ``PLURAL_THEY_WINDOW`` tokens; ``holder`` unchanged elsewhere, and where it already names a
+        cell."""
+        asks = active_t & (attrs_t[:, PRONOUN] == THEY)
+        if not PLURAL_THEY_JOINS_NEAR or self.training or not asks.any():
+            return holder
+        scores = self.decision_scores(log_p, disagree)
+        asks &= scores[:, 1:].argmax(axis=1) == 0  # the model's best mention action: a new entity
+        if holder is not None:
+            asks &= holder < 0
+        if not asks.any():
+            return holder
+        people = ((state.number == 2) | ((state.noun_numbers & 2) > 0)) & state.person_noun
+        near = people & state.recently_mentioned(starts_t, PLURAL_THEY_WINDOW) & asks[:, None]
+        coref = numpy.where(near, scores[:, 2:], -numpy.inf)
+        found = numpy.where(numpy.isfinite(coref.max(axis=1)), coref.argmax(axis=1), -1)
         return found if holder is None else numpy.where(holder >= 0, holder, found)
 
     def decision_scores(self, log_p: torch.Tensor, disagree: Optional[numpy.ndarray] = None,

@@ -840,6 +840,34 @@ def test_a_singular_they_joins_its_one_person_rather_than_beginning_an_entity(ro
     assert out.actions[0, :-1].tolist() == free.actions[0, :-1].tolist()
 
 
+VOLUNTEERS = _named_row(norm=4, head=4, inanimate=PERSON_NOUN, noun_number=2, root=3)  # "the volunteers"
+BOXES = _named_row(norm=5, head=5, noun_number=2, root=3)  # "the boxes": plural, no people
+
+
+@pytest.mark.parametrize("rows, window, cell", [
+    ([VOLUNTEERS, _they()], 15, 0),  # "George met the volunteers. They …"
+    ([MARIA, VOLUNTEERS, _they()], 15, 1),  # the plural people, not Maria
+    ([BOXES, _they()], 15, -1),  # plural, but no people: the model decides
+    ([GARDENER, _they(reporter=5)], 15, -1),  # one person, not plural (a singular they is another rule's)
+    ([VOLUNTEERS, _they()], 0, -1),  # mentioned farther back than the window
+])
+def test_a_they_the_model_would_begin_an_entity_with_joins_the_plural_people_near(rows, window, cell):
+    torch.manual_seed(0)
+    memory = MentionMemory(input_width=6, hidden_width=8, n_cells=4, mlp_width=8, dropout=0.0, feature_width=4)
+    attrs = _attributes(rows)
+    X, lengths, spans, n = _inputs(m=attrs.shape[1], t=max(6, 2 * attrs.shape[1]))
+    memory.ignore_bias, memory.new_entity_bias = -50.0, 50.0  # left to the model, every candidate begins an entity
+    memory.eval()
+    with torch.no_grad(), pytest.MonkeyPatch.context() as patch:
+        patch.setattr(mention_memory, "PLURAL_THEY_WINDOW", window)
+        out = memory(X, lengths, spans, n, attrs)
+        patch.setattr(mention_memory, "PLURAL_THEY_JOINS_NEAR", False)
+        free = memory(X, lengths, spans, n, attrs)
+    assert int(free.actions[0, -1]) == OVERWRITE
+    assert (int(out.cells[0, -1]) if int(out.actions[0, -1]) == COREF else -1) == cell
+    assert out.actions[0, :-1].tolist() == free.actions[0, :-1].tolist()
+
+
 def _with_parse(rows):
     """``_padded`` rows with (root, binder, role, sentence) set per candidate: rows of (base row, root, binder,
     role, sentence)."""
