@@ -18,10 +18,13 @@ SWITCHES: Dict[str, Tuple[object, str]] = {
     "plural_they": (mention_memory, "PLURAL_THEY_JOINS_NEAR"),  # a new "they" joins the people of a near plural
     "signature": (turns, "SIGNATURE_IS_THE_WRITER"),  # person_agreement: "Best, Mark" is the letter's writer
     "possessed_third": (turns, "POSSESSED_ARE_THIRD_PERSON"),  # person_agreement: "our accountant" is a third person
+    "brackets": (syntax, "BRACKETED_CLAUSES_ALONE"),  # binding: a bracketed clause shares no subject
     "datives": (syntax, "REPAIR_DATIVES"),  # binding: a possessor that cannot be one is a dative
     "they_among_all_people": (mention_memory, "THEY_AMONG_ALL_PEOPLE"),  # singular they: one person near
     "they_person_nouns": (mention_memory, "THEY_NEEDS_PERSON_NOUN"),  # singular they: nouns for people only
     "learnt_person_nouns": (memory_model, "LEARNT_PERSON_NOUNS"),  # singular they: the learnt nouns for people
+    "labelled_voices": (mention_attributes, "LABELLED_VOICES"),  # "Nurse: … / Patient: my …": the patient's I
+    "person_noun_plurals": (mention_attributes, "PLURALS_OF_PERSON_NOUNS"),  # "engineers" is "engineer" plural
     "person_nouns_not_names": (mention_attributes, "PERSON_NOUNS_NOT_NAMES"),  # no name is a person noun
     "clauses_cover_nothing": (span_proposals, "CLAUSES_COVER_NOTHING"),  # finder: a clause covers no person noun
     "reported_they": (mention_memory, "REPORTED_THEY"),  # singular they: "The gardener said that they …"

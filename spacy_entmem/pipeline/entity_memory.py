@@ -437,7 +437,7 @@ class EntityMemory(TrainablePipe):
             if forced:  # the decisions the memory took in its loop: the clusters are its contents
                 log["action"] = out.actions[i, :n].cpu().numpy().astype(numpy.int8)
                 log["cell"] = out.cells[i, :n].cpu().numpy().astype(numpy.int16)
-                if out.entities is not None:  # the memory's entity ids (a beam's best reading has none)
+                if out.entities is not None:  # the memory's entity ids
                     log["entity_id"] = out.entities[i, :n].astype(numpy.int64)
                     start = carried[i] if carried is not None else None
                     log["first_entity"] = numpy.asarray([0 if start is None else start.next_entity], dtype=numpy.int64)

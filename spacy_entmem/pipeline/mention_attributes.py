@@ -71,6 +71,14 @@ PROPER_NOUN_TAG_IDS = frozenset(hash_string(tag) for tag in PROPER_NOUN_TAGS)
 # whether a head word tagged as a name (NNP, NNPS) is kept out of the person-noun kind: the learnt list is read
 # without case ("mike" is a word of the encoder's vocabulary), and a name is no common noun for people
 PERSON_NOUNS_NOT_NAMES = True
+# seventh round: in a transcript with speaker labels, an unquoted I / me / my speaks in its label's voice (an
+# ablation's switch)
+LABELLED_VOICES = True
+# seventh round: a plural noun names people when its singular is on the list ("engineers": "engineer"; an
+# ablation's switch)
+PLURALS_OF_PERSON_NOUNS = True
+PLURAL_NOUN_TAG = hash_string("NNS")
+IRREGULAR_SINGULARS = {"people": "person", "children": "child", "folk": "folk", "folks": "folk"}
 NO_NOMINAL = (-1, -1)
 NO_NAME_WORDS = (-1,) * N_NAME_WORDS
 NARRATOR_VOICE = 0  # the voice of a text with no speaker named (``mention_memory.VOICE``)
@@ -216,6 +224,32 @@ def apposed_nominals(lower: List[str], capitalised: List[bool], tags: List[int],
     return found
 
 
+def singular_forms(word: str) -> List[str]:
+    """The singulars a plural noun may have by English spelling ("engineers" → "engineer", "witnesses" →
+    "witness", "secretaries" → "secretary", "policemen" → "policeman", "children" → "child"), most specific
+    first; none for a word without a plural ending."""
+    if word in IRREGULAR_SINGULARS:
+        return [IRREGULAR_SINGULARS[word]]
+    forms = []
+    if word.endswith("men") and len(word) > 4:
+        forms.append(word[:-3] + "man")
+    if word.endswith("ies") and len(word) > 4:
+        forms.append(word[:-3] + "y")
+    if word.endswith("es") and len(word) > 3:
+        forms.append(word[:-2])
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 2:
+        forms.append(word[:-1])
+    return forms
+
+
+def names_people(word: str, plural: bool, nouns: AbstractSet[str]) -> bool:
+    """Whether the head noun ``word`` is on the person-noun list ``nouns``, or (``plural``: tagged NNS, with
+    ``PLURALS_OF_PERSON_NOUNS``) one of its singular forms is."""
+    if word in nouns:
+        return True
+    return plural and PLURALS_OF_PERSON_NOUNS and any(form in nouns for form in singular_forms(word))
+
+
 def follows_sentence_boundary(previous: str) -> bool:
     """Whether the token after ``previous`` (a token's text) begins a sentence by punctuation alone: after
     '.', '!', '?', any token with a line break ("\\n\\n" too) or an opening quote."""
@@ -257,11 +291,29 @@ def speaker_voice(doc: Doc, ids: StringIds) -> Tuple[int, Tuple[int, ...]]:
     speaker's id where ``doc._.speaker`` names who says the text) and the ids of the speaker's name words (its
     lowercased words but honorifics; -1 padded)."""
     speaker = doc._.speaker if Doc.has_extension("speaker") else None
-    if not speaker:
-        return NARRATOR_VOICE, NO_NAME_WORDS
-    words = [word for word in str(speaker).lower().split() if word not in HONORIFICS][:N_NAME_WORDS]
+    return named_voice(str(speaker), ids) if speaker else (NARRATOR_VOICE, NO_NAME_WORDS)
+
+
+def named_voice(speaker: str, ids: StringIds) -> Tuple[int, Tuple[int, ...]]:
+    """The voice of a named speaker (1 + the id of the name) and the ids of its name words (lowercased, honorifics
+    left out, -1 padded)."""
+    words = [word for word in speaker.lower().split() if word not in HONORIFICS][:N_NAME_WORDS]
     names = tuple(ids(word) for word in words)
-    return ids(" ".join(str(speaker).split())) + 1, names + NO_NAME_WORDS[len(names):]
+    return ids(" ".join(speaker.split())) + 1, names + NO_NAME_WORDS[len(names):]
+
+
+def label_voices(texts: List[str], ids: StringIds) -> List[Optional[Tuple[int, Tuple[int, ...]]]]:
+    """Per token, with ``LABELLED_VOICES``, the voice of the speaker label whose turn it stands in ("Nurse: How
+    are you? / Patient: My daughter …": "My" is the patient's; ``named_voice``); None before the first label and
+    in a text without labels."""
+    from .turns import speaker_labels  # here: turns reads this module's word lists
+
+    voices: List[Optional[Tuple[int, Tuple[int, ...]]]] = [None] * len(texts)
+    labels = speaker_labels(texts) if LABELLED_VOICES else []
+    for (start, end), (following, _) in zip(labels, labels[1:] + [(len(texts), len(texts))]):
+        voice = named_voice(" ".join(texts[start:end]), ids)
+        voices[end:following] = [voice] * (following - end)
+    return voices
 
 
 def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringIds,
@@ -302,6 +354,7 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
     extra, things, last_columns = _syntax_and_turn_columns(doc, spans, quoted, quotes,
                                                         things=inanimate_nouns is not None, reader_you=reader_you)
     voice, speaker_names = speaker_voice(doc, ids)
+    labelled = label_voices([strings[orth] for orth in doc.to_array(ORTH).tolist()] if len(doc) else [], ids)
     rows = []
     for start, end in spans:
         words = lower[start:end]
@@ -313,9 +366,10 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
                 gender = speaker_gender(lower[s0:s1], titles[s0:s1], name_genders)
             bound_end = bound_subject_end(lower, tags, start)
             narrating = pronoun == FIRST_SINGULAR and not quoted[start]  # the narrator's or the speaker's I
+            own_voice, own_names = labelled[start] if narrating and labelled[start] else (voice, speaker_names)
             rows.append((-1, -1, pronoun, gender, number, int(quoted[start]), 0, 0, UNKNOWN, bound_end, 0)
-                        + (speaker_names if narrating else NO_NAME_WORDS) + speakers[len(rows)] + NO_NOMINAL
-                        + extra[len(rows)] + (voice,) + last_columns[len(rows)])
+                        + (own_names if narrating else NO_NAME_WORDS) + speakers[len(rows)] + NO_NOMINAL
+                        + extra[len(rows)] + (own_voice,) + last_columns[len(rows)])
             continue
         content = words[1:] if len(words) > 1 and words[0] in LEADING_WORDS else words
         head = _head_index(words)
@@ -333,7 +387,8 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
                 inanimate, gender = TIME_EXPRESSION, UNKNOWN
             elif not gender:
                 inanimate = thing or int(words[head] in inanimate_nouns)
-                if not inanimate and person_nouns is not None and words[head] in person_nouns and not (
+                if not inanimate and person_nouns is not None and names_people(
+                        words[head], tags[start + head] == PLURAL_NOUN_TAG, person_nouns) and not (
                         PERSON_NOUNS_NOT_NAMES and tags[start + head] in PROPER_NOUN_TAG_IDS):
                     inanimate = PERSON_NOUN
         proper = any(capitalised[start:end])

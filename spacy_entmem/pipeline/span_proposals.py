@@ -36,7 +36,7 @@ from spacy.tokens import Doc, Span, SpanGroup
 from thinc.api import Model
 from thinc.types import Floats2d
 
-from .mention_attributes import COMMON_NOUN_TAGS, POSSESSIVE_DETERMINERS, PRONOUNS
+from .mention_attributes import COMMON_NOUN_TAGS, PLURAL_NOUN_TAG, POSSESSIVE_DETERMINERS, PRONOUNS, names_people
 from .sentences import SENTENCE_FINAL
 from .syntax import span_root
 
@@ -153,7 +153,8 @@ def noun_phrase_pairs(doc: Doc, pairs: numpy.ndarray, segment: numpy.ndarray, lo
     tags, lower = doc.to_array([TAG, LOWER]).reshape(-1, 2).T
     strings, lower = doc.vocab.strings, lower.tolist()
     wanted = numpy.asarray([i for i in numpy.flatnonzero(numpy.isin(tags, COMMON_NOUN_TAG_IDS)).tolist()
-                            if nouns is None or strings[lower[i]] in nouns], dtype="int64")
+                            if nouns is None or names_people(strings[lower[i]], tags[i] == PLURAL_NOUN_TAG, nouns)],
+                           dtype="int64")
     if not len(wanted):
         return numpy.zeros((0, 2), dtype="int64")
     # the candidates that hold a wanted noun: only they can cover one (and only their roots are read)

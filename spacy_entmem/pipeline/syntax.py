@@ -29,6 +29,10 @@ OBJECTS = {"dobj", "dative", "iobj", "oprd"}
 ARGUMENT_PREPOSITIONS = {"prep", "agent", "dative"}
 # clause heads whose missing subject is the head clause's: "and paid him", "before paying him", "to help him"
 SUBJECT_SHARING = {"conj", "xcomp", "advcl", "acl"}
+# a clause a bracket opens shares no subject ("spurring my horse (sent me from home …)": a reduced relative the
+# parser may attach as a conjunct; seventh round, an ablation's switch)
+OPENING_BRACKETS = {"(", "["}
+BRACKETED_CLAUSES_ALONE = True
 RELATIVE_PRONOUNS = {"who", "whom", "that", "which"}
 REFLEXIVES = {"myself", "yourself", "himself", "herself", "itself", "ourselves", "yourselves", "themselves",
               "oneself", "thyself"}
@@ -90,7 +94,7 @@ def understood_subjects(verb: Token, depth: int = 0) -> List[Token]:
         return [verb.head]
     if verb.dep_ == "pcomp" and verb.head.dep_ == "prep" and depth < 6:  # "before paying him"
         return understood_subjects(verb.head.head, depth + 1)
-    if verb.dep_ in SUBJECT_SHARING and verb.head.i != verb.i and depth < 6:
+    if verb.dep_ in SUBJECT_SHARING and verb.head.i != verb.i and depth < 6 and not bracketed(verb):
         if verb.dep_ == "xcomp":
             objects = [child for child in verb.head.children if child.dep_ in {"dobj", "dative"}]
             if objects:
@@ -99,6 +103,13 @@ def understood_subjects(verb: Token, depth: int = 0) -> List[Token]:
             return []  # "a reason to like him": no subject to share
         return understood_subjects(verb.head, depth + 1)
     return []
+
+
+def bracketed(verb: Token) -> bool:
+    """Whether an opening bracket attached to ``verb`` stands before it (with ``BRACKETED_CLAUSES_ALONE``): a
+    parenthetical clause, whose missing subject is not the clause's it interrupts."""
+    return BRACKETED_CLAUSES_ALONE and any(child.i < verb.i and child.dep_ == "punct"
+                                           and child.text in OPENING_BRACKETS for child in verb.children)
 
 
 def misread_dative(token: Token) -> Optional[Token]:

@@ -5,10 +5,9 @@ A turn is a quotation; a line that opens with a speaker label ("Lee: I met Dana 
 unquoted text of a letter or an email (a text that opens with a greeting: "Hi Tom," / "Dear Sir,"); else one
 sentence (a transcript without labels may change speakers at any sentence). The person of a candidate: 1 for
 I / me / my / mine / myself, for a speaker label's name in its own turn and for the name that signs a letter
-("Best, Mark"), 2 for you / your / … and for the name
-a greeting addresses, 3 for he / she and their forms and for a nominal that my / our / your opens ("our accountant";
-not a vocative nor "Your Majesty": ``possessed_nominal``), 5 for we / us / our (sixth round); 0 (no constraint) for
-it, they and everything else.
+("Best, Mark"); 2 for you / your / … and for the name a greeting addresses; 3 for he / she and their forms and for
+a nominal that my / our / your opens ("our accountant"; not a vocative nor "Your Majesty": ``possessed_nominal``);
+5 for we / us / our (sixth round); 0 (no constraint) for it, they and everything else.
 An unquoted you in a text with no speaker labels and no greeting is READER (4): the reader, or anyone ("If you
 want to bake bread, you need flour"), never a third person the text names (``mention_memory.person_clash``).
 """
@@ -31,7 +30,11 @@ SPEAKER_POSSESSIVES = {"my", "our", "your"}
 # heads of a form of address that a possessive opens and that names the addressee: "Your Majesty", "my lord"
 ADDRESS_HEADS = {"majesty", "highness", "grace", "excellency", "honour", "honor", "lordship", "ladyship", "worship",
                  "lord", "lady", "liege"}
-VOCATIVE_ENDS = {",", "!", "?", ".", ";", "”", '"', "'", "’"}  # what may follow a vocative ("… , my boy!")
+VOCATIVE_ENDS = {",", "!", "?", ".", ";", ":", "”", '"', "'", "’"}  # what may follow a vocative ("…, my boy!")
+# what may precede one in a list of those addressed ("Speaker O'Neill, and my fellow citizens:")
+VOCATIVE_JOINERS = {"and", "or"}
+# forms of "be" before a predicate nominal, which names its subject ("I'm your host")
+COPULAS = {"am", "'m", "’m", "is", "'s", "’s", "are", "'re", "’re", "was", "were", "be", "been", "being"}
 # seventh round: the name after a letter's closing ("Best, Mark") is the writer (an ablation's switch)
 SIGNATURE_IS_THE_WRITER = True
 CLOSINGS = {"best", "thanks", "regards", "cheers", "sincerely", "yours", "love", "warmly", "cordially",
@@ -59,12 +62,16 @@ def possessed_nominal(lower: Sequence[str], start: int, end: int) -> bool:
     """Whether the candidate [start, end) is a nominal that my / our / your opens ("our accountant", "my father"):
     someone other than the speaker, the addressee and "we". Not a form of address ("Your Majesty", "my lord":
     ``ADDRESS_HEADS``), nor a vocative, which stands between punctuation ("Come here, my boy!", "“My dear Watson,
-    you …”") and is the addressee."""
+    you …”", "… and my fellow citizens:") and is the addressee, nor a predicate nominal after a form of "be",
+    which is its subject ("I'm your host")."""
     if end - start < 2 or lower[start] not in SPEAKER_POSSESSIVES or lower[end - 1] in ADDRESS_HEADS:
         return False
     before = lower[start - 1] if start else ""
     after = lower[end] if end < len(lower) else ""
-    opens_alone = not before.strip() or not before[-1].isalnum()  # the text's start, a line break, "," or "“"
+    if before in COPULAS:  # a predicate nominal names its subject: "I'm your host"
+        return False
+    # the text's start, a line break, "," or "“", or "and" in a list of those addressed
+    opens_alone = not before.strip() or not before[-1].isalnum() or before in VOCATIVE_JOINERS
     closes_alone = not after.strip() or after in VOCATIVE_ENDS
     return not (opens_alone and closes_alone)
 
@@ -80,9 +87,9 @@ def greeting_line(lower: Sequence[str]) -> Tuple[int, int]:
 
 
 def signature_start(texts: Sequence[str]) -> int:
-    """The first token of the writer's name that ends a letter after a closing ("Best, Mark", "Thanks,\nPriya",
-    "Kind regards, Dr. Lee": up to ``MAX_SIGNATURE_WORDS`` capitalised words, then the text's end), or len(texts)
-    where the text ends otherwise."""
+    """The first token of the writer's name that ends a letter after a closing word and an optional comma or line
+    break ("Best, Mark", "Thanks" and "Priya" on the next line, "Kind regards, Dr. Lee": up to
+    ``MAX_SIGNATURE_WORDS`` capitalised words, then the text's end), or len(texts) where the text ends otherwise."""
     words = [i for i, text in enumerate(texts) if text.strip()]
     first = len(words)
     while first > 0 and len(words) - first < MAX_SIGNATURE_WORDS and texts[words[first - 1]][:1].isupper() \

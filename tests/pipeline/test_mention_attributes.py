@@ -136,6 +136,50 @@ def test_a_head_tagged_as_a_name_is_no_person_noun_though_its_lower_case_form_is
     assert rows[:, INANIMATE].tolist() == [PERSON_NOUN, PERSON_NOUN]
 
 
+def test_an_unquoted_i_speaks_in_the_voice_of_its_speaker_label(monkeypatch):
+    from spacy_entmem.nn.memory.mention_memory import NAME_WORDS, VOICE
+    from spacy_entmem.pipeline import mention_attributes as attributes
+
+    doc = spacy.blank("en")("Nurse: Did I call ?\nPatient: My daughter visited me .")
+    words = [t.text for t in doc]
+    spans = [(words.index("I"), words.index("I") + 1), (words.index("My"), words.index("My") + 1),
+             (words.index("me"), words.index("me") + 1)]
+    ids = StringIds()
+    rows = mention_attributes(doc, spans, ids)
+    nurse, patient = ids("Nurse") + 1, ids("Patient") + 1
+    assert rows[:, VOICE].tolist() == [nurse, patient, patient]
+    assert rows[1, NAME_WORDS].tolist()[0] == ids("patient")
+    monkeypatch.setattr(attributes, "LABELLED_VOICES", False)  # the ablation's switch: one narrator's voice
+    assert mention_attributes(doc, spans, StringIds())[:, VOICE].tolist() == [0, 0, 0]
+    plain = spacy.blank("en")("I said that my daughter came .")
+    assert mention_attributes(plain, [(0, 1), (3, 4)], StringIds())[:, VOICE].tolist() == [0, 0]
+
+
+def test_a_plural_noun_names_people_when_its_singular_is_listed(monkeypatch):
+    from spacy.tokens import Doc
+
+    from spacy_entmem.nn.memory.mention_memory import INANIMATE, PERSON_NOUN
+    from spacy_entmem.pipeline import mention_attributes as attributes
+    from spacy_entmem.pipeline.mention_attributes import names_people, singular_forms
+
+    assert singular_forms("engineers") == ["engineer"]
+    assert singular_forms("witnesses") == ["witness", "witnesse"]
+    assert singular_forms("secretaries") == ["secretary", "secretari", "secretarie"]
+    assert singular_forms("policemen") == ["policeman"] and singular_forms("children") == ["child"]
+    assert singular_forms("glass") == [] and singular_forms("man") == []
+    people = {"engineer", "witness", "secretary", "policeman", "child"}
+    plurals = ("engineers", "witnesses", "secretaries", "policemen", "children")
+    assert all(names_people(word, True, people) for word in plurals)
+    assert not names_people("engineers", False, people)  # not tagged plural: the list alone decides
+    doc = Doc(spacy.blank("en").vocab, words=["The", "engineers", "met", "the", "bosses", "."],
+              tags=["DT", "NNS", "VBD", "DT", "NNS", "."])
+    rows = mention_attributes(doc, [(0, 2), (3, 5)], StringIds(), {}, frozenset(), person_nouns=frozenset(people))
+    assert rows[:, INANIMATE].tolist() == [PERSON_NOUN, 0]
+    monkeypatch.setattr(attributes, "PLURALS_OF_PERSON_NOUNS", False)  # the ablation's switch
+    rows = mention_attributes(doc, [(0, 2), (3, 5)], StringIds(), {}, frozenset(), person_nouns=frozenset(people))
+    assert rows[:, INANIMATE].tolist() == [0, 0]
+
+
 def test_a_nominal_takes_its_number_from_its_head_words_tag_and_pronouns_and_untagged_docs_have_none():
     from spacy.tokens import Doc
 

@@ -312,6 +312,9 @@ def test_an_uncovered_noun_for_people_gets_its_noun_phrase_proposed_when_asked(m
     found = noun_phrase_pairs(doc, numpy.array([[3, 9]]), segment, 20, nouns)
     assert [doc[s: e + 1].text for s, e in found.tolist()] == ["A landlord"]
     assert noun_phrase_pairs(doc, none, segment, 2, nouns).tolist() == [[0, 1]]  # shorter than max_length
+    plural = Doc(nlp.vocab, words=["Two", "landlords", "called", "."], tags=["CD", "NNS", "VBD", "."],
+                 heads=[1, 2, 2, 2], deps=["nummod", "nsubj", "ROOT", "punct"])
+    assert noun_phrase_pairs(plural, none, mention_segments(plural), 20, nouns).tolist() == [[0, 1]]  # "landlord"
     # a whole clause the finder proposed (its root a verb: "called") covers nothing, unless switched off
     clause = numpy.array([[0, 9]])
     assert [doc[s: e + 1].text for s, e in noun_phrase_pairs(doc, clause, segment, 20, nouns).tolist()] == [

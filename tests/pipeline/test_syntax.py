@@ -30,6 +30,21 @@ def test_principle_b_reaches_the_understood_subject_of_a_coordinated_verb():
     assert texts(doc, forbidden_antecedents(doc, 7, 8)) == ["pilot"]
 
 
+def test_a_bracketed_clause_shares_no_subject_even_parsed_as_a_conjunct():
+    # I spurred my horse ( sent me from home ) .   "sent" misparsed as a conjunct of "spurred"
+    words = "I spurred my horse ( sent me from home ) .".split()
+    heads = [1, 1, 3, 1, 5, 1, 5, 5, 7, 5, 1]
+    deps = ["nsubj", "ROOT", "poss", "dobj", "punct", "conj", "dobj", "prep", "pobj", "punct", "punct"]
+    doc = parsed(words, heads, deps)
+    assert texts(doc, forbidden_antecedents(doc, 6, 7)) == ["home"]  # "me" may be the narrator: no shared subject
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(syntax, "BRACKETED_CLAUSES_ALONE", False)  # the ablation's switch
+        assert texts(doc, forbidden_antecedents(doc, 6, 7)) == ["home", "I"]
+    unbracketed = parsed("I spurred my horse and sent me home .".split(), [1, 1, 3, 1, 1, 1, 5, 5, 1],
+                         ["nsubj", "ROOT", "poss", "dobj", "cc", "conj", "dobj", "advmod", "punct"])
+    assert texts(unbracketed, forbidden_antecedents(unbracketed, 6, 7)) == ["I"]
+
+
 def test_principle_b_object_control_rules_out_the_controller_not_the_subject():
     # Mary asked John to help her .
     doc = parsed("Mary asked John to help her .".split(), [1, 1, 1, 4, 1, 4, 1],

@@ -76,6 +76,9 @@ def test_a_nominal_a_speakers_possessive_opens_is_a_third_person_unless_it_addre
     assert not possessed_nominal(lower, 13, 15)  # "Your Majesty" names the addressee
     assert possessed_nominal(lower, 19, 21)  # "your letter"
     assert not possessed_nominal(lower, 3, 4) and not possessed_nominal(lower, 2, 3)  # no possessive; "my" alone
+    host = ["I", "'m", "your", "host", ",", "and", "my", "fellow", "citizens", ":", "welcome"]
+    assert not possessed_nominal([w.lower() for w in host], 2, 4)  # a predicate nominal: the subject
+    assert not possessed_nominal([w.lower() for w in host], 6, 9)  # "and my fellow citizens:": addressed
     assert candidate_persons(texts, [(0, 1), (2, 4), (9, 11), (13, 15), (19, 21)]) == [1, 3, 0, 0, 3]
     turns_module.POSSESSED_ARE_THIRD_PERSON = False
     try:

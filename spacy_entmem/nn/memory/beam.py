@@ -29,14 +29,15 @@ if TYPE_CHECKING:
 @dataclass
 class BeamStep:
     """One step of every reading: the parent each kept reading came from (B, width), the parents' action
-    log-probabilities (R, N + 2), and the kept readings' action (R,), cell (R,; -1 if ignored) and usage after
-    the step (R, N); R = B × width."""
+    log-probabilities (R, N + 2), and the kept readings' action (R,), cell (R,; -1 if ignored), usage after
+    the step (R, N) and the entity the step joined or began (R,; -1 if ignored or padding); R = B × width."""
 
     parents: numpy.ndarray
     log_p: torch.Tensor
     action: numpy.ndarray
     cell: numpy.ndarray
     usage: numpy.ndarray
+    entity: numpy.ndarray
 
 
 def step_scores(memory: "MentionMemory", log_p: torch.Tensor, state: CellState, disagree, forced: numpy.ndarray,
@@ -128,11 +129,12 @@ def read_memory_beam(memory: "MentionMemory", g: torch.Tensor, sim_token: torch.
         decision = decide(columns, state)
         cells_memory, memory_part = memory._update(cells_memory, memory_part, g_t, decision, active[:, t])
         state.apply(decision.action, decision.cell, attrs_t, spans_t[:, 1], memory.usage_decay, active[:, t])
+        entity = numpy.where(active[:, t], entity_of_step(state, decision), -1)
         if step_entity is not None:
-            step_entity[:, t] = entity_of_step(state, decision)
+            step_entity[:, t] = entity
         ignored = decision.action == IGNORE
         history.append(BeamStep(parents, log_p.detach(), decision.action, numpy.where(ignored, -1, decision.cell),
-                                state.usage.astype("float32")))
+                                state.usage.astype("float32"), entity))
     return best_reading(memory, history, n_spans, active_mask, g.dtype)
 
 
@@ -143,7 +145,7 @@ def best_reading(memory: "MentionMemory", history: List[BeamStep], n_spans: torc
     B, K = history[0].parents.shape
     block = numpy.arange(B) * K
     kept = numpy.zeros(B, dtype="int64")
-    log_p, actions, cells, usage = [], [], [], []
+    log_p, actions, cells, usage, entities = [], [], [], [], []
     for step in reversed(history):
         rows = block + kept
         parents = step.parents[numpy.arange(B), kept]
@@ -151,6 +153,10 @@ def best_reading(memory: "MentionMemory", history: List[BeamStep], n_spans: torc
         actions.append(step.action[rows])
         cells.append(step.cell[rows])
         usage.append(step.usage[rows])
+        entities.append(step.entity[rows])
         kept = parents
-    return memory._output(torch.stack(log_p[::-1], dim=1), numpy.stack(actions[::-1], 1), numpy.stack(cells[::-1], 1),
-                          memory._tensor(numpy.stack(usage[::-1], 1)).to(dtype), n_spans, active_mask)
+    out = memory._output(torch.stack(log_p[::-1], dim=1), numpy.stack(actions[::-1], 1),
+                         numpy.stack(cells[::-1], 1), memory._tensor(numpy.stack(usage[::-1], 1)).to(dtype), n_spans,
+                         active_mask)
+    out.entities = numpy.stack(entities[::-1], 1)
+    return out

@@ -128,7 +128,7 @@ REPORTED_THEY = True
 # leaving the model to choose (``singular_they_holders``; sixth round: the model, trained on text where "they" is
 # nearly always plural, began a new entity for most of them)
 THEY_JOINS_ITS_PERSON = True
-# seventh round: a "they" (a mention) that the model would have begin a new entity joins the best-scoring cell of
+# seventh round: a "they" (a mention) with which the model would begin a new entity joins the best-scoring cell of
 # people of plural number ("the volunteers") last mentioned within PLURAL_THEY_WINDOW tokens, if one may be joined
 # (``plural_they_holders``; an ablation's switch)
 PLURAL_THEY_JOINS_NEAR = True

@@ -133,3 +133,19 @@ def test_an_invalid_beam_width_is_refused(width):
 
     with pytest.raises(ValueError, match="beam_width must be a whole number >= 1"):
         check_beam_width(width)
+
+
+def test_a_beam_over_pruned_candidates_gives_each_step_its_entity():
+    memory = _memory(n_cells=3)
+    X, lengths, spans, n = _inputs(m=6, t=12)
+    memory.pruning_bound = -50.0  # a bound every candidate's new-entity score clears: the pruned path, none pruned
+    memory.beam_width = 3
+    with torch.no_grad():
+        out = memory(X, lengths, spans, n, _plain(6))
+    actions, cells, entities = out.actions[0].numpy(), out.cells[0].numpy(), out.entities[0]
+    assert ((entities >= 0) == (actions != IGNORE)).all()
+    began = entities[actions == OVERWRITE].tolist()
+    assert began == list(range(len(began)))  # each new entity takes the next id
+    for t in numpy.flatnonzero(actions == COREF).tolist():  # a join takes the id its cell's last entity had
+        before = [k for k in range(t) if cells[k] == cells[t] and actions[k] != IGNORE]
+        assert before and entities[t] == entities[before[-1]]
