@@ -15,6 +15,7 @@ GRAMMAR_RULES = ("syntactic_binding", "person_agreement", "singular_they", "read
 SWITCHES: Dict[str, Tuple[object, str]] = {
     "impersonal_it": (mention_memory, "IMPERSONAL_IT"),  # person_agreement: "it" never joins an I / you cell
     "we_person": (turns, "WE_IS_A_PERSON"),  # person_agreement: we / us / our is a person of its own
+    "times_are_nobody": (mention_memory, "TIMES_ARE_NOBODY"),  # animacy: "yesterday" never joins a person
     "plural_they": (mention_memory, "PLURAL_THEY_JOINS_NEAR"),  # a new "they" joins the people of a near plural
     "signature": (turns, "SIGNATURE_IS_THE_WRITER"),  # person_agreement: "Best, Mark" is the letter's writer
     "possessed_third": (turns, "POSSESSED_ARE_THIRD_PERSON"),  # person_agreement: "our accountant" is a third person

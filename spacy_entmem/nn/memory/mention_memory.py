@@ -128,6 +128,9 @@ REPORTED_THEY = True
 # leaving the model to choose (``singular_they_holders``; sixth round: the model, trained on text where "they" is
 # nearly always plural, began a new entity for most of them)
 THEY_JOINS_ITS_PERSON = True
+# seventh round: with ``animacy_agreement``, a time expression ("yesterday") never joins a cell that holds a person
+# (``CellState.holds_person``; an ablation's switch)
+TIMES_ARE_NOBODY = True
 # seventh round: a "they" (a mention) with which the model would begin a new entity joins the best-scoring cell of
 # people of plural number ("the volunteers") last mentioned within PLURAL_THEY_WINDOW tokens, if one may be joined
 # (``plural_they_holders``; an ablation's switch)
@@ -329,6 +332,10 @@ class CellState:
     def time_only(self) -> numpy.ndarray:
         """(B, N) cells that only time expressions have joined ("yesterday": no "it" refers to it)."""
         return self.temporal & ~self.untimed
+
+    def holds_person(self) -> numpy.ndarray:
+        """(B, N) cells that hold a person: a masculine or feminine mention, a noun for people, an I or a you."""
+        return IS_PERSONAL_GENDER[self.gender] | self.person_noun | self.spoken | self.reader | (self.narrator > 0)
 
     def thing_only(self) -> numpy.ndarray:
         """(B, N) cells that hold a mention headed by an inanimate noun and no masculine / feminine gender."""
@@ -1133,6 +1140,9 @@ class MentionMemory(nn.Module):
                 personal = pronoun & IS_PERSONAL_GENDER[attrs_t[rows, GENDER]]
                 disagree[rows, cells] |= personal & state.thing_only()[rows, cells]
                 disagree[rows, cells] |= pronoun & state.time_only()[rows, cells]
+                if TIMES_ARE_NOBODY:  # and a time expression never joins a person
+                    timed = attrs_t[rows, INANIMATE] == TIME_EXPRESSION
+                    disagree[rows, cells] |= timed & state.holds_person()[rows, cells]
             for name, clash in clashes:
                 found = known_clashes[name] if name in known_clashes else clash(attrs_t, rows, cells)
                 disagree[rows, cells] |= found & ~singular if name in NUMBER_RULES else found

@@ -769,6 +769,20 @@ def test_a_cell_of_time_expressions_only():
     assert state.time_only().tolist() == [[True, False]]
 
 
+def test_a_time_expression_never_joins_a_cell_holding_a_person(monkeypatch):
+    from spacy_entmem.nn.memory.mention_memory import FIRST_SINGULAR, TIME_EXPRESSION
+
+    #                   "me" (an I)                                      "the gardener"           "the bank"
+    rows = [_named_row(pronoun=FIRST_SINGULAR, person=1, root=1), GARDENER, SWAMP,
+            _named_row(norm=7, head=7, inanimate=TIME_EXPRESSION, root=9)]  # "yesterday"
+    assert _state_with(*[numpy.array(row)[None] for row in rows[:3]]).holds_person().tolist() == [[True, True, False]]
+    memory = MentionMemory(input_width=6, hidden_width=8, n_cells=4, mlp_width=8, dropout=0.0, feature_width=4)
+    memory.animacy_agreement = True
+    assert _disagreements(memory, _attributes(rows))[-1][0][:3] == [True, True, False]
+    monkeypatch.setattr(mention_memory, "TIMES_ARE_NOBODY", False)  # the ablation's switch
+    assert _disagreements(memory, _attributes(rows))[-1][0][:3] == [False, False, False]
+
+
 def test_it_never_joins_a_cell_holding_a_speaker_or_an_addressee():
     state = _state_with(_columns(person=1, turn=0), _columns(person=0, turn=0))  # "I", "the bakery"
     it = _columns(pronoun=6, turn=3)  # another turn: still not the speaker
