@@ -40,6 +40,7 @@ def main() -> None:
                     ("nouns for people without the plurals of listed singulars", "person_noun_plurals"),
                     ("without the speaker labels' voices", "labelled_voices"),
                     ("animacy with times joining people", "times_are_nobody"),
+                    ("finder: fragments cover nouns for people", "fragments_cover_nothing"),
                     ("binding without the dative repair", "datives"),
                     ("binding with bracketed clauses sharing their subject", "brackets"),
                     ("singular_they counting only the genderless nominals near", "they_among_all_people"),

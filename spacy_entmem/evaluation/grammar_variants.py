@@ -28,6 +28,7 @@ SWITCHES: Dict[str, Tuple[object, str]] = {
     "person_noun_plurals": (mention_attributes, "PLURALS_OF_PERSON_NOUNS"),  # "engineers" is "engineer" plural
     "person_nouns_not_names": (mention_attributes, "PERSON_NOUNS_NOT_NAMES"),  # no name is a person noun
     "clauses_cover_nothing": (span_proposals, "CLAUSES_COVER_NOTHING"),  # finder: a clause covers no person noun
+    "fragments_cover_nothing": (span_proposals, "FRAGMENTS_COVER_NOTHING"),  # finder: nor does a non-constituent
     "reported_they": (mention_memory, "REPORTED_THEY"),  # singular they: "The gardener said that they …"
     "they_joins": (mention_memory, "THEY_JOINS_ITS_PERSON"),  # singular they: joins its one person's cell
     "telling": (speakers, "TELLING_ATTRIBUTES"),  # speakers: "…," Robert told Sarah

@@ -136,6 +136,9 @@ NOT_IN_PHRASE = frozenset({"cc", "conj", "punct", "appos"})  # right dependents 
 # whether a candidate whose parse root is a verb (a whole clause the finder proposed: "The lawyer thanked the
 # witness and paid him") is left out of what covers a noun (off in an ablation)
 CLAUSES_COVER_NOTHING = True
+# seventh round: nor is a candidate that is no constituent, running past its root's subtree ("the traveller and
+# helped him" of "The porter greeted the traveller and helped him"; an ablation's switch)
+FRAGMENTS_COVER_NOTHING = True
 VERB_TAG_IDS = numpy.asarray(sorted(hash_string(tag) for tag in ("VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "MD")),
                              dtype="uint64")
 
@@ -161,7 +164,11 @@ def noun_phrase_pairs(doc: Doc, pairs: numpy.ndarray, segment: numpy.ndarray, lo
     pairs = pairs[numpy.searchsorted(wanted, pairs[:, 1], "right") > numpy.searchsorted(wanted, pairs[:, 0])]
     if CLAUSES_COVER_NOTHING and len(pairs):
         roots = [span_root(doc, start, end + 1) for start, end in pairs.tolist()]
-        pairs = pairs[~numpy.isin(tags[roots], VERB_TAG_IDS)]
+        keep = ~numpy.isin(tags[roots], VERB_TAG_IDS)
+        if FRAGMENTS_COVER_NOTHING:
+            keep &= numpy.asarray([doc[root].left_edge.i <= start and end <= doc[root].right_edge.i
+                                   for root, (start, end) in zip(roots, pairs.tolist())], dtype=bool)
+        pairs = pairs[keep]
     covered = numpy.zeros(len(doc) + 1, dtype="int64")
     numpy.add.at(covered, pairs[:, 0], 1)
     numpy.add.at(covered, pairs[:, 1] + 1, -1)
