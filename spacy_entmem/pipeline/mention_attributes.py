@@ -261,19 +261,18 @@ def _sentence_initial_flags(lower: List[str], sent_starts: List[bool]) -> List[b
     return [i == 0 or starts or follows_sentence_boundary(lower[i - 1]) for i, starts in enumerate(sent_starts)]
 
 
-def _syntax_and_turn_columns(doc: Doc, spans: List[Tuple[int, int]], quoted: List[bool],
+def _syntax_and_turn_columns(doc: Doc, texts: List[str], spans: List[Tuple[int, int]], quoted: List[bool],
                              quotes: List[Tuple[int, int]], things: bool, reader_you: bool = False
                              ) -> Tuple[List[Tuple[int, ...]], List[int], List[Tuple[int, int, int]]]:
-    """Per candidate: its binding columns from the parse (``syntax.binding_columns``), its person and the id of
-    the speaker's turn it stands in (``turns``); with ``things``, whether it is a place or a time expression
+    """Per candidate (``texts``: the doc's token texts): its binding columns from the parse
+    (``syntax.binding_columns``), its person and the id of the speaker's turn it stands in (``turns``); with
+    ``things``, whether it is a place or a time expression
     (``syntax.place_or_time``; NOT_A_THING for all without); and the last columns: the root of its reporter if
     it is a reported "they" (``syntax.reporting_subject``), its grammatical role and its sentence
     (``syntax.role_and_sentence_columns``)."""
     from . import syntax  # here: syntax and turns read this module's word lists
     from .turns import read_turns
 
-    strings = doc.vocab.strings
-    texts = [strings[orth] for orth in doc.to_array(ORTH).tolist()] if len(doc) else []  # (no Token objects)
     binding = syntax.binding_columns(doc, spans) if doc.has_annotation("DEP") else syntax.no_binding(spans)
     turns, persons = read_turns(texts, quoted, quotes, spans, reader_you)
     kinds = [syntax.place_or_time(doc, start, end, columns[0]) if things else syntax.NOT_A_THING
@@ -351,10 +350,11 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
     speakers = candidate_speakers(lower, spans, first_person, quotes, second_person)
     family = family_names(lower, titles, capitalised, name_genders.keys()) if name_genders else {}
     nominals = apposed_nominals(lower, capitalised, tags, spans, inanimate_nouns)
-    extra, things, last_columns = _syntax_and_turn_columns(doc, spans, quoted, quotes,
+    texts = [strings[orth] for orth in doc.to_array(ORTH).tolist()] if len(doc) else []  # (no Token objects)
+    extra, things, last_columns = _syntax_and_turn_columns(doc, texts, spans, quoted, quotes,
                                                         things=inanimate_nouns is not None, reader_you=reader_you)
     voice, speaker_names = speaker_voice(doc, ids)
-    labelled = label_voices([strings[orth] for orth in doc.to_array(ORTH).tolist()] if len(doc) else [], ids)
+    labelled = label_voices(texts, ids)
     rows = []
     for start, end in spans:
         words = lower[start:end]

@@ -407,11 +407,13 @@ class CellState:
         """(B, N) the used cells last mentioned within ``window`` tokens before each row's candidate."""
         return self.used & ((starts[:, None] - self.last_end) <= window)
 
+    def plural(self) -> numpy.ndarray:
+        """(B, N) cells that hold a plural entity: a plural pronoun or a plural noun joined."""
+        return (self.number == 2) | ((self.noun_numbers & 2) > 0)
+
     def plural_near(self, starts: numpy.ndarray) -> numpy.ndarray:
-        """(B,) whether a cell that holds a plural entity (a plural pronoun or a plural noun joined) was
-        ``recently_mentioned``."""
-        plural = (self.number == 2) | ((self.noun_numbers & 2) > 0)
-        return (plural & self.recently_mentioned(starts)).any(axis=1)
+        """(B,) whether a ``plural`` cell was ``recently_mentioned``."""
+        return (self.plural() & self.recently_mentioned(starts)).any(axis=1)
 
     def people_near(self, starts: numpy.ndarray) -> numpy.ndarray:
         """(B,) how many cells that may hold a person (masculine, feminine, or a singular animate nominal) were
@@ -1061,7 +1063,7 @@ class MentionMemory(nn.Module):
             asks &= holder < 0
         if not asks.any():
             return holder
-        people = ((state.number == 2) | ((state.noun_numbers & 2) > 0)) & state.person_noun
+        people = state.plural() & state.person_noun
         near = people & state.recently_mentioned(starts_t, PLURAL_THEY_WINDOW) & asks[:, None]
         coref = numpy.where(near, scores[:, 2:], -numpy.inf)
         found = numpy.where(numpy.isfinite(coref.max(axis=1)), coref.argmax(axis=1), -1)
@@ -1140,8 +1142,8 @@ class MentionMemory(nn.Module):
                 personal = pronoun & IS_PERSONAL_GENDER[attrs_t[rows, GENDER]]
                 disagree[rows, cells] |= personal & state.thing_only()[rows, cells]
                 disagree[rows, cells] |= pronoun & state.time_only()[rows, cells]
-                if TIMES_ARE_NOBODY:  # and a time expression never joins a person
-                    timed = attrs_t[rows, INANIMATE] == TIME_EXPRESSION
+                timed = attrs_t[rows, INANIMATE] == TIME_EXPRESSION
+                if TIMES_ARE_NOBODY and timed.any():  # and a time expression never joins a person
                     disagree[rows, cells] |= timed & state.holds_person()[rows, cells]
             for name, clash in clashes:
                 found = known_clashes[name] if name in known_clashes else clash(attrs_t, rows, cells)
