@@ -24,18 +24,24 @@ class Chapter:
 
 def split_chapters(text: str, pattern: Optional[str] = None, piece_words: int = DEFAULT_PIECE_WORDS) -> List[Chapter]:
     """The book's chapters: with ``pattern`` (a regular expression matched at the start of a line, e.g.
-    ``"CHAPTER [IVXLC]+"``), a new chapter at each line that matches (text before the first is a chapter of its
-    own if it holds any words); else paragraphs (split at blank lines) grouped into pieces of about
-    ``piece_words`` words. An invalid pattern or one that matches no line is an error that says so."""
+    ``"CHAPTER [IVXLC]+"``), a new chapter at each line that matches and has words before the next such line
+    (headings with none between them, a table of contents or an empty chapter, stay with the text before them;
+    text before the first chapter is a chapter of its own if it holds any words); else paragraphs (split at blank
+    lines) grouped into pieces of about ``piece_words`` words. Nothing is lost: the chapters' texts joined are
+    the text. An invalid pattern or one that matches no line is an error that says so."""
     if pattern:
         try:
             heading = re.compile(pattern, re.MULTILINE)
         except re.error as error:
             raise ValueError(f"[spacy-entmem] --chapters {pattern!r} is not a valid regular expression: {error}") from error
-        starts = [match.start() for match in heading.finditer(text)
-                  if match.start() == 0 or text[match.start() - 1] == "\n"]
-        if not starts:
+        found = [match.start() for match in heading.finditer(text)
+                 if match.start() == 0 or text[match.start() - 1] == "\n"]
+        if not found:
             raise ValueError(f"[spacy-entmem] --chapters {pattern!r} matches no line of the text")
+        starts = [start for start, following in zip(found, found[1:] + [len(text)])
+                  if _body(text[start:following]).strip()]
+        if not starts:
+            raise ValueError(f"[spacy-entmem] --chapters {pattern!r}: no heading it matches has text after it")
         bounds = ([0] if text[:starts[0]].strip() else []) + starts + [len(text)]
         chapters = []
         for start, end in zip(bounds, bounds[1:]):
@@ -57,6 +63,39 @@ def split_chapters(text: str, pattern: Optional[str] = None, piece_words: int = 
     return [Chapter(f"part {k}", piece) for k, piece in enumerate(pieces, start=1)]
 
 
+def _body(chapter: str) -> str:
+    """A chapter's text without its heading line."""
+    return chapter.split("\n", 1)[1] if "\n" in chapter else ""
+
+
+MOJIBAKE = re.compile("[\u00c2\u00c3\u00c5\u00e2][\u0080-\u00bf\u0152-\u0178\u02c6-\u02dc\u2013-\u2122]{1,2}")
+
+
+def repair_mojibake(text: str) -> Tuple[str, int]:
+    """UTF-8 punctuation and letters that were decoded as cp1252 once ("â€”" → "—", "Ã©" → "é"), put back; and how
+    many were. Sequences that do not decode stay as they are."""
+    repaired = 0
+
+    def fix(match: "re.Match") -> str:
+        nonlocal repaired
+        for end in (len(match.group()), 2):  # three bytes ("â€”"), else two ("Ã©")
+            try:
+                out = _cp1252_bytes(match.group()[:end]).decode("utf8") + match.group()[end:]
+            except (UnicodeEncodeError, UnicodeDecodeError):
+                continue
+            repaired += 1
+            return out
+        return match.group()
+
+    return MOJIBAKE.sub(fix, text), repaired
+
+
+def _cp1252_bytes(text: str) -> bytes:
+    """``text`` encoded as cp1252, the five bytes cp1252 leaves undefined (0x81, 0x8d, 0x8f, 0x90, 0x9d: decoded
+    to the control characters of the same number) included."""
+    return b"".join(bytes([ord(ch)]) if 0x80 <= ord(ch) <= 0x9f else ch.encode("cp1252") for ch in text)
+
+
 def read_book(nlp: Language, chapters: Sequence[Chapter], batch_size: int = 4) -> Tuple[Reader, List[int]]:
     """A ``Reader`` that has read the chapters as one stream (its ``entities()`` are the book's), and the
     position (tokens into the stream) where each chapter starts."""
@@ -68,7 +107,7 @@ def read_book(nlp: Language, chapters: Sequence[Chapter], batch_size: int = 4) -
 
 
 CSV_FIELDS = ("entity_id", "name", "kind", "gender", "number", "mentions", "names", "nominals", "pronouns",
-              "first_text", "first_token", "last_text", "last_token", "aliases")
+              "first_text", "first_token", "last_text", "last_token", "aliases", "entity_ids")
 
 
 def write_entities_csv(entities: Sequence[Entity], path: Path, chapters: Optional[Sequence[Chapter]] = None) -> None:
@@ -88,33 +127,50 @@ def write_entities_csv(entities: Sequence[Entity], path: Path, chapters: Optiona
 
 def plot_entity_chart(entities: Sequence[Entity], path: Path, chapter_starts: Sequence[int] = (),
                       chapter_titles: Sequence[str] = (), top: int = 12, title: str = "") -> List[str]:
-    """Where each of the ``top`` most mentioned entities appears across the text: one row per entity, a tick at
-    each mention's position in the stream (tokens), chapters marked by vertical lines. Returns the rows' names."""
+    """Where each of the ``top`` most mentioned entities appears, chapter by chapter: one row per entity, one
+    cell per chapter (text of the stream), shaded by how many mentions it has there and labelled with the count.
+    Returns the rows' names."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import numpy
 
     shown = list(entities)[:top]
     if not shown:
         raise ValueError("[spacy-entmem] no entities to chart")
-    end = max(mention.offset + mention.end for entity in shown for mention in entity.mentions)
-    end = max([end] + [start + 1 for start in chapter_starts])
-    figure, axes = plt.subplots(figsize=(11, 0.45 * len(shown) + 1.6))
-    for row, entity in enumerate(shown):
-        positions = [mention.stream_start for mention in entity.mentions]
-        axes.scatter(positions, [row] * len(positions), marker="|", s=160, linewidths=1.2)
-    for k, start in enumerate(chapter_starts):
-        axes.axvline(start, color="0.75", linewidth=0.8, zorder=0)
-        if k < len(chapter_titles) and len(chapter_starts) <= 40:
-            axes.text(start, len(shown) + 0.8, f" {chapter_titles[k][:18]}", fontsize=7, color="0.4")
+    n_chapters = max([len(chapter_starts), len(chapter_titles)]
+                     + [mention.text_index + 1 for entity in shown for mention in entity.mentions])
+    counts = chapter_counts(shown, n_chapters)
+    figure, axes = plt.subplots(figsize=(min(3 + 0.45 * n_chapters, 30), 0.45 * len(shown) + 1.8))
+    image = axes.imshow(numpy.log1p(counts), aspect="auto", cmap="Blues", vmin=0)
+    if n_chapters <= 60:
+        for row, values in enumerate(counts):
+            for column, count in enumerate(values):
+                if count:
+                    dark = image.norm(numpy.log1p(count)) > 0.6
+                    axes.text(column, row, str(count), ha="center", va="center", fontsize=7,
+                              color="white" if dark else "0.15")
     labels = [f"{entity.name[:28]} ({entity.kind}, {entity.n_mentions})" for entity in shown]
     axes.set_yticks(range(len(shown)), labels)
-    axes.set_ylim(len(shown) + 0.9, -0.7)
-    axes.set_xlim(0, end)
-    axes.set_xlabel("position in the text (tokens)")
+    step = max(1, n_chapters // 40)
+    ticks = list(range(0, n_chapters, step))
+    names = [(chapter_titles[k] if k < len(chapter_titles) else str(k + 1))[:18] for k in ticks]
+    axes.set_xticks(ticks, names, rotation=60, ha="right", fontsize=7)
+    axes.set_xlabel("chapter (mentions in each)")
     axes.set_title(title or "Where the main entities appear")
     figure.tight_layout()
     figure.savefig(path, dpi=110)
     plt.close(figure)
     return [entity.name for entity in shown]
+
+
+def chapter_counts(entities: Sequence[Entity], n_chapters: int) -> "numpy.ndarray":
+    """(entities, chapters) how many mentions each entity has in each text of the stream."""
+    import numpy
+
+    counts = numpy.zeros((len(entities), n_chapters), dtype=int)
+    for row, entity in enumerate(entities):
+        for mention in entity.mentions:
+            counts[row, mention.text_index] += 1
+    return counts

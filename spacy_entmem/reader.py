@@ -109,12 +109,12 @@ class Reader:
     def tokens_read(self) -> int:
         return 0 if self.state is None else self.state.tokens_read
 
-    def entities(self, kind: Optional[str] = None) -> List[Entity]:
+    def entities(self, kind: Optional[str] = None, merge_characters: bool = True) -> List[Entity]:
         """The stream's entities so far, most mentioned first (``kind``: only "person", "place",
-        "organisation" or "other")."""
+        "organisation" or "other"; ``merge_characters``: one row per character, see ``EntityTable.entities``)."""
         if self.table is None:
             raise ValueError("[spacy-entmem] Reader(keep_entities=False) keeps no entity table")
-        return self.table.entities(kind)
+        return self.table.entities(kind, merge_characters=merge_characters)
 
     def reset(self) -> None:
         """Start a new stream: an empty memory, entity ids from 0, no entities."""

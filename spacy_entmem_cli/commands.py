@@ -782,9 +782,16 @@ def annotate(
     from spacy_entmem.pipeline.display import clusters_html, format_clusters
 
     if engine not in ("local", "dask"):
-        msg.fail(f"--engine must be local or dask, got {engine!r}", exits=1)
+        msg.fail(f"--engine must be local or dask, got {engine!r}", exits=2)
+    missing = [source for source in inputs if source != "-" and not any(c in source for c in "*?[")
+               and not Path(source).exists()]
+    if missing:
+        msg.fail(f"no such file or folder: {', '.join(missing)}", exits=2)
     try:
         check_encoding(encoding)
+    except ValueError as error:
+        msg.fail(str(error), exits=2)
+    try:
         limit = character_limit(max_length)
         if engine == "dask":
             from spacy_entmem.batch.dask_engine import dask_annotator
@@ -851,30 +858,46 @@ def entities(
     model: str = typer.Option("default", help="Pipeline directory or package"),
     encoding: str = typer.Option("utf8", help="The file's text encoding (e.g. latin-1)"),
 ) -> None:
-    """The entities of a book: its chapters read as one stream (one memory across them), each entity with its
-    name, kind, gender, number and mention counts; a CSV table and a chart of where the main ones appear."""
-    from spacy_entmem.books import plot_entity_chart, read_book, split_chapters, write_entities_csv
+    """The entities of a book: its chapters read as one stream (one memory across them), one row per character
+    with its name, aliases, kind, gender, number and mention counts; a CSV table and a chart of where the main
+    ones appear, chapter by chapter. Exit codes as annotate's: 2 for a wrong option or a missing file, 1 for a
+    file that is not text in --encoding, 0 for an empty one (nothing to read)."""
+    from spacy_entmem.batch.inputs import check_encoding, decode_text
+    from spacy_entmem.books import plot_entity_chart, read_book, repair_mojibake, split_chapters, write_entities_csv
     from spacy_entmem.pipeline.entities import PERSON_KIND, PLACE_KIND, ORGANISATION_KIND, OTHER_KIND
 
     if kind is not None and kind not in (PERSON_KIND, PLACE_KIND, ORGANISATION_KIND, OTHER_KIND):
-        msg.fail(f"--kind must be person, place, organisation or other, got {kind!r}", exits=1)
+        msg.fail(f"--kind must be person, place, organisation or other, got {kind!r}", exits=2)
+    if piece_words < 1:
+        msg.fail(f"--piece-words must be at least 1, got {piece_words}", exits=2)
     try:
-        text = book.read_text(encoding=encoding)
-    except (UnicodeDecodeError, LookupError) as error:
-        msg.fail(f"{book}: cannot read it as {encoding} ({error}); give --encoding", exits=1)
+        check_encoding(encoding)
+    except ValueError as error:
+        msg.fail(str(error), exits=2)
+    try:
+        text = decode_text(book.read_bytes(), encoding)
+    except ValueError as error:
+        msg.fail(f"{book}: {str(error).replace('[spacy-entmem] ', '')}", exits=1)
+    text, repaired = repair_mojibake(text)
+    if repaired:
+        msg.warn(f"{book}: {repaired} mis-decoded characters put back (UTF-8 read as cp1252: 'â€”' → '—')")
+    if not text.strip():
+        msg.warn(f"{book}: no text to read")
+        raise typer.Exit(0)
     try:
         pieces = split_chapters(text, chapters, piece_words)
     except ValueError as error:
-        msg.fail(str(error), exits=1)
-    if not pieces:
-        msg.fail(f"{book}: no text to read", exits=1)
+        if "regular expression" in str(error):
+            msg.fail(str(error), exits=2)
+        msg.warn(f"{error}: read in pieces of about {piece_words} words instead")
+        pieces = split_chapters(text, None, piece_words)
     reader, starts = read_book(load_for_command(model), pieces)
     found = reader.entities(kind)
     msg.good(f"{book}: {len(pieces)} chapter(s), {reader.tokens_read:,} tokens, {len(found)} entities"
              + (f" of kind {kind}" if kind else "") + f" ({sum(e.kind == PERSON_KIND for e in found)} people)")
     rows = [(e.id, e.name[:30], e.kind, e.gender, e.n_mentions, pieces[e.first[0]].title[:20],
-             pieces[e.last[0]].title[:20]) for e in found[:top]]
-    msg.table(rows, header=("id", "name", "kind", "gender", "mentions", "first", "last"), divider=True)
+             pieces[e.last[0]].title[:20], ", ".join(a[:20] for a in e.aliases[:3])) for e in found[:top]]
+    msg.table(rows, header=("id", "name", "kind", "gender", "mentions", "first", "last", "aliases"), divider=True)
     if csv_path is not None:
         write_entities_csv(found, csv_path, pieces)
         msg.good(f"entity table written to {csv_path} ({len(found)} rows)")
@@ -1013,3 +1036,9 @@ def sweep_report(
 
 if __name__ == "__main__":
     app()
+
+
+# ``entmem --help`` lists the commands a user runs first, then the converters and evaluators in their order
+USER_COMMANDS = ("annotate", "entities")
+app.registered_commands.sort(key=lambda command: USER_COMMANDS.index(command.name)
+                             if command.name in USER_COMMANDS else len(USER_COMMANDS))

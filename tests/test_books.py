@@ -55,3 +55,30 @@ def test_a_book_is_read_as_one_stream_with_its_csv_and_chart(tmp_path):
     assert (tmp_path / "book.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with pytest.raises(ValueError, match="no entities to chart"):
         plot_entity_chart([], tmp_path / "none.png")
+
+
+def test_a_table_of_contents_and_empty_chapters_stay_with_the_text_before_them():
+    text = ("Contents\nChapter 1 Away\n\nChapter 2 Home\n\nChapter 1 Away\nAnna left.\n\nChapter 2 Home\n\n"
+            "Chapter 3 Back\nBen came.\n")
+    chapters = split_chapters(text, r"Chapter \d+ ")
+    assert [c.title for c in chapters] == ["front matter", "Chapter 1 Away", "Chapter 3 Back"]
+    assert "".join(c.text for c in chapters) == text  # nothing is lost
+    assert chapters[1].text.endswith("Chapter 2 Home\n\n")  # the empty chapter's heading stays before the next
+    with pytest.raises(ValueError, match="no heading it matches has text after it"):
+        split_chapters("Chapter 1 A\nChapter 2 B\n", r"Chapter \d+ ")
+
+
+def test_mis_decoded_punctuation_and_letters_are_put_back():
+    from spacy_entmem.books import repair_mojibake
+
+    text = "Marseilles\u00e2\u20ac\u201dThe Arrival. \u00e2\u20ac\u0153Yes,\u00e2\u20ac\u009d said Morrel; caf\u00c3\u00a9."
+    assert repair_mojibake(text) == ("Marseilles—The Arrival. “Yes,” said Morrel; café.", 4)
+    assert repair_mojibake("plain text — already right") == ("plain text — already right", 0)
+
+
+def test_the_chart_counts_mentions_chapter_by_chapter():
+    from spacy_entmem.books import chapter_counts
+    from spacy_entmem.pipeline.entities import MentionRecord, summarise
+
+    records = [MentionRecord(0, chapter, 0, 1, 0, "Jo", "name", 2, 1, "person") for chapter in (0, 0, 2)]
+    assert chapter_counts([summarise(0, records)], 4).tolist() == [[2, 0, 1, 0]]

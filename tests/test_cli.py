@@ -405,7 +405,7 @@ def test_annotate_reads_latin1_with_encoding(tmp_path):
     assert bad.exit_code == 1 and "not UTF-8 text" in bad.output
     good = runner.invoke(app, ["annotate", str(tmp_path), "--encoding", "latin-1"])
     assert good.exit_code == 0, good.output
-    assert runner.invoke(app, ["annotate", str(tmp_path), "--encoding", "klingon"]).exit_code == 1
+    assert runner.invoke(app, ["annotate", str(tmp_path), "--encoding", "klingon"]).exit_code == 2
 
 
 def test_entities_command_writes_the_table_and_the_chart(tmp_path):
@@ -425,10 +425,48 @@ def test_entities_command_writes_the_table_and_the_chart(tmp_path):
     assert out_png.read_bytes()[:4] == b"\x89PNG"
     people = runner.invoke(app, ["entities", str(book), "--kind", "person", "--chapters", "CHAPTER [IVX]+"])
     assert people.exit_code == 0 and "of kind person" in people.output and "Anna Smith" in people.output
-    bad = runner.invoke(app, ["entities", str(book), "--chapters", "PART [0-9]+"])
-    assert bad.exit_code == 1 and "matches no line" in bad.output
+    unmatched = runner.invoke(app, ["entities", str(book), "--chapters", "PART [0-9]+"])  # read in pieces instead
+    said = " ".join(unmatched.output.split())
+    assert unmatched.exit_code == 0 and "matches no line" in said and "1 chapter(s)" in said
     wrong_kind = runner.invoke(app, ["entities", str(book), "--kind", "animal"])
-    assert wrong_kind.exit_code == 1 and "--kind must be" in wrong_kind.output
+    assert wrong_kind.exit_code == 2 and "--kind must be" in wrong_kind.output
+    assert runner.invoke(app, ["entities", str(book), "--chapters", "CHAPTER ["]).exit_code == 2
+
+
+def test_annotate_and_entities_share_one_convention_for_exit_codes(tmp_path):
+    """2: a wrong option or a missing file; 1: a file that is no text; 0: an empty file (nothing to read)."""
+    empty, binary = tmp_path / "empty.txt", tmp_path / "binary.txt"
+    empty.write_text("", encoding="utf8")
+    binary.write_bytes(b"\x7fELF\x02\x01\x01\x00\x00\x00" * 50)
+    for command in ("annotate", "entities"):
+        missing = runner.invoke(app, [command, str(tmp_path / "nope.txt")])
+        assert missing.exit_code == 2, (command, missing.output)
+        assert runner.invoke(app, [command, str(empty)]).exit_code == 0, command
+        refused = runner.invoke(app, [command, str(binary), "--encoding", "latin-1"])
+        said = " ".join(refused.output.split())
+        assert refused.exit_code == 1 and "binary file (NUL bytes)" in said, (command, said)
+        assert runner.invoke(app, [command, str(empty), "--encoding", "klingon"]).exit_code == 2, command
+
+
+def test_entities_repairs_mis_decoded_punctuation_and_skips_a_table_of_contents(tmp_path):
+    book = tmp_path / "book.txt"
+    book.write_text("Contents\n\nChapter 1. Arrival\n\nChapter 2. Departure\n\n\nChapter 1. Arrival\n\nAnna Smith "
+                    "met Ben Jones\u00e2\u20ac\u201dthe baker.\n\nChapter 2. Departure\n\nBen wrote to Anna.\n",
+                    encoding="utf8")
+    result = runner.invoke(app, ["entities", str(book), "--chapters", "Chapter \\d+\\."])
+    assert result.exit_code == 0, result.output
+    printed = " ".join(result.output.split())
+    assert "1 mis-decoded characters put back" in printed and "3 chapter(s)" in printed  # front matter + 2
+
+
+def test_help_lists_the_commands_a_user_runs_first():
+    import click
+    from typer.main import get_command
+
+    cli = get_command(app)
+    assert cli.list_commands(click.Context(cli))[:2] == ["annotate", "entities"]
+    result = runner.invoke(app, ["--help"])
+    assert result.output.index("annotate") < result.output.index("entities") < result.output.index("gap-convert")
 
 
 def test_the_cli_reference_page_lists_every_user_command_and_option():

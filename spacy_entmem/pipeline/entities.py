@@ -30,7 +30,7 @@ from ..nn.memory.mention_memory import (
 )
 from .attributes import coref_mentions, is_proper_mention
 from .mention_attributes import (
-    FEMININE, MASCULINE, NEUTER, PLURAL, PRONOUN_CLASS, SINGULAR, StringIds, head_word, mention_attributes,
+    NAME_PREFIXES, FEMININE, MASCULINE, NEUTER, PLURAL, PRONOUN_CLASS, SINGULAR, StringIds, head_word, mention_attributes,
 )
 
 NAME, NOMINAL, PRONOUN_MENTION = "name", "nominal", "pronoun"
@@ -86,6 +86,7 @@ class Entity:
     first: Tuple[int, int]  # (text index, token index) of the first mention
     last: Tuple[int, int]
     mentions: List[MentionRecord] = field(repr=False, default_factory=list)
+    ids: List[int] = field(default_factory=list)  # the memory's entity ids merged into this row (``characters``)
 
     @property
     def n_mentions(self) -> int:
@@ -96,7 +97,8 @@ class Entity:
         return {"entity_id": self.id, "name": self.name, "kind": self.kind, "gender": self.gender,
                 "number": self.number, "mentions": self.n_mentions, **{f"{t}s": self.counts[t] for t in MENTION_TYPES},
                 "first_text": self.first[0], "first_token": self.first[1], "last_text": self.last[0],
-                "last_token": self.last[1], "aliases": " | ".join(self.aliases)}
+                "last_token": self.last[1], "aliases": " | ".join(self.aliases),
+                "entity_ids": " ".join(map(str, self.ids or [self.id]))}
 
 
 def mention_records(doc: Doc, text_index: int = 0, offset: int = 0) -> List[MentionRecord]:
@@ -152,9 +154,7 @@ def summarise(entity: int, records: Sequence[MentionRecord]) -> Entity:
     texts = Counter(_name_text(record.text) for record in records if record.mention_type != PRONOUN_MENTION)
     names = [record for record in records if record.mention_type == NAME]
     if names:
-        name = max(names, key=lambda r: (_capitalised_words(r.text), -len(r.text.split()),
-                                         texts[_name_text(r.text)], -r.stream_start))
-        canonical = _name_text(name.text)
+        canonical = canonical_name(names, texts)
     elif any(record.speaker for record in records):  # a speaker who never names themself
         canonical = Counter(record.speaker for record in records if record.speaker).most_common(1)[0][0]
     elif texts:
@@ -174,8 +174,33 @@ def summarise(entity: int, records: Sequence[MentionRecord]) -> Entity:
                   list(records))
 
 
-def _capitalised_words(text: str) -> int:
-    return sum(word[:1].isupper() for word in _name_text(text).split())
+def canonical_name(names: Sequence[MentionRecord], texts: Counter) -> str:
+    """An entity's name among its name mentions: the pure names ("Mr. Laurence", "Jo March"; not "Amy, finishing
+    Jo with her Latin") if it has any; of those mentioned at least a tenth as often as the most frequent one (and
+    twice, where one is), the one with the most name words, then the most frequent, then the first."""
+    from .characters import name_key
+
+    keyed = [(r, name_key(r.text)) for r in names]
+    pure = [(r, key) for r, key in keyed if key is not None and is_pure_name(r.text)] or [
+        (r, key) for r, key in keyed if key is not None] or [(r, (0, ())) for r in names]
+    counts = Counter(_name_text(r.text) for r, _ in pure)
+    floor = max(0.1 * max(counts.values()), 2 if max(counts.values()) >= 2 else 1)
+    frequent = [(r, key) for r, key in pure if counts[_name_text(r.text)] >= floor]
+    best, _ = max(frequent, key=lambda pair: (len(pair[1][1]), counts[_name_text(pair[0].text)],
+                                              texts[_name_text(pair[0].text)], -pair[0].stream_start))
+    return _name_text(best.text)
+
+
+def is_pure_name(text: str) -> bool:
+    """Whether a mention is a name and nothing more: titles, articles and name words only ("the young Mr.
+    Laurence", "Jo March"; not "Jo's sister", "Hunter and Joyce")."""
+    from .characters import name_key
+
+    key = name_key(text)
+    words = _name_text(text).split()
+    return key is not None and len(key[1]) == sum(word[:1].isupper() and word.lower() not in NAME_PREFIXES
+                                                  for word in words) and len(words) <= len(key[1]) + 3 and \
+        all(word[:1].isupper() or word.lower() in NAME_PREFIXES for word in words)
 
 
 def _name_text(text: str) -> str:
@@ -198,9 +223,20 @@ def summarise_all(records: Iterable[MentionRecord]) -> List[Entity]:
     return sorted(entities, key=lambda e: (-e.n_mentions, e.mentions[0].stream_start))
 
 
-def doc_entities(doc: Doc) -> List[Entity]:
-    """``Doc._.entities``: the doc's entities, most mentioned first."""
-    return summarise_all(mention_records(doc))
+def doc_entities(doc: Doc, merge_characters: bool = True) -> List[Entity]:
+    """``Doc._.entities``: the doc's entities, most mentioned first, one row per character
+    (``characters.merge_characters``; ``merge_characters=False``: one row per entity id of the memory)."""
+    return table_entities(mention_records(doc), merge_characters)
+
+
+def table_entities(records: Iterable[MentionRecord], merge_characters: bool = True) -> List[Entity]:
+    """The entities of the mention records, with those that are one character merged if ``merge_characters``."""
+    entities = summarise_all(records)
+    if not merge_characters:
+        return entities
+    from .characters import merge_characters as merge
+
+    return merge(entities, summarise)
 
 
 class EntityTable:
@@ -212,8 +248,10 @@ class EntityTable:
     def add(self, doc: Doc, text_index: int, offset: int) -> None:
         self.records.extend(mention_records(doc, text_index, offset))
 
-    def entities(self, kind: Optional[str] = None) -> List[Entity]:
-        entities = summarise_all(self.records)
+    def entities(self, kind: Optional[str] = None, merge_characters: bool = True) -> List[Entity]:
+        """The stream's entities, most mentioned first; one row per character (``characters``) unless
+        ``merge_characters`` is false; only those of ``kind`` if given."""
+        entities = table_entities(self.records, merge_characters)
         return entities if kind is None else [entity for entity in entities if entity.kind == kind]
 
     def to_list(self) -> List[list]:

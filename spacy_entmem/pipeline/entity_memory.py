@@ -59,7 +59,7 @@ DEFAULT_MODEL = Config().from_str(DEFAULT_MODEL_CONFIG)["model"]
 DECISION_RULES = ("name_agreement", "animacy_agreement", "narrator_continuity", "noun_number_agreement",
                   "plural_noun_agreement", "titled_name_agreement", "binding_agreement", "name_continuity",
                   "speaker_continuity", "apposition_continuity", "syntactic_binding", "person_agreement",
-                  "singular_they")
+                  "singular_they", "title_agreement", "names_from_name_heads", "name_ties_to_most_mentioned")
 DEFAULT_MAX_BATCH_STEPS = 8192  # padded steps per memory batch (LitBank's ~2,000-word documents: 276 MB peak at batch size 64)
 
 
@@ -101,6 +101,11 @@ DEFAULT_MAX_BATCH_STEPS = 8192  # padded steps per memory batch (LitBank's ~2,00
         "person_agreement": False,
         "singular_they": False,
         "reader_you": False,
+        "title_agreement": False,
+        "names_from_name_heads": False,
+        "name_ties_to_most_mentioned": False,
+        "archive_size": 0,
+        "protected_cells": 0,
         "pronoun_agreement": [],
         "name_agreement": False,
         "pruning_bound": None,
@@ -122,7 +127,9 @@ def make_entity_memory(
     max_batch_steps: Optional[int] = None, titled_name_agreement: bool = False, binding_agreement: bool = False,
     name_continuity: bool = False, plural_noun_agreement: bool = False, speaker_continuity: bool = False,
     apposition_continuity: bool = False, syntactic_binding: bool = False, person_agreement: bool = False,
-    singular_they: bool = False, reader_you: bool = False,
+    singular_they: bool = False, reader_you: bool = False, title_agreement: bool = False,
+    names_from_name_heads: bool = False, name_ties_to_most_mentioned: bool = False, archive_size: int = 0,
+    protected_cells: int = 0,
 ) -> "EntityMemory":
     weights = LossWeights(self_link_weight, positive_weight, negative_weight, sparsity_weight,
                           full_link_weight, full_negatives, lm_weight)
@@ -140,8 +147,18 @@ def make_entity_memory(
         name_continuity=name_continuity, plural_noun_agreement=plural_noun_agreement,
         speaker_continuity=speaker_continuity, apposition_continuity=apposition_continuity,
         syntactic_binding=syntactic_binding, person_agreement=person_agreement, singular_they=singular_they,
-        reader_you=reader_you,
+        reader_you=reader_you, title_agreement=title_agreement, names_from_name_heads=names_from_name_heads,
+        name_ties_to_most_mentioned=name_ties_to_most_mentioned, archive_size=archive_size,
+        protected_cells=protected_cells,
     )
+
+
+def check_book_settings(archive_size: Any, protected_cells: Any) -> None:
+    """``archive_size`` and ``protected_cells`` are whole numbers ≥ 0; a clear error names the one that is not."""
+    for name, value in (("archive_size", archive_size), ("protected_cells", protected_cells)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"[spacy-entmem] invalid entity_memory config: {name} must be a whole number >= 0, "
+                             f"got {value!r}")
 
 
 def _check_config(prefix: str, mentions_key: str, threshold: float, weights: LossWeights, halving: int,
@@ -291,7 +308,8 @@ class EntityMemory(TrainablePipe):
         titled_name_agreement: bool = False, binding_agreement: bool = False, name_continuity: bool = False,
         plural_noun_agreement: bool = False, speaker_continuity: bool = False, apposition_continuity: bool = False,
         syntactic_binding: bool = False, person_agreement: bool = False, singular_they: bool = False,
-        reader_you: bool = False,
+        reader_you: bool = False, title_agreement: bool = False, names_from_name_heads: bool = False,
+        name_ties_to_most_mentioned: bool = False, archive_size: int = 0, protected_cells: int = 0,
     ):
         weights = weights or LossWeights()
         _check_config(cluster_prefix, mentions_key, entity_threshold, weights, temperature_halving_examples,
@@ -310,6 +328,7 @@ class EntityMemory(TrainablePipe):
         check_pruning_bound(pruning_bound)
         check_beam_width(beam_width)
         check_max_batch_steps(max_batch_steps)
+        check_book_settings(archive_size, protected_cells)
         register_extensions()
         self._negatives_rng = numpy.random.default_rng(0)
         self._upstreams: Optional[List[str]] = None  # the tok2vecs it listens to (``_check_vectors``), found once
@@ -348,6 +367,11 @@ class EntityMemory(TrainablePipe):
             "person_agreement": bool(person_agreement),
             "singular_they": bool(singular_they),
             "reader_you": bool(reader_you),
+            "title_agreement": bool(title_agreement),
+            "names_from_name_heads": bool(names_from_name_heads),
+            "name_ties_to_most_mentioned": bool(name_ties_to_most_mentioned),
+            "archive_size": int(archive_size),
+            "protected_cells": int(protected_cells),
             "pruning_bound": pruning_bound,
             "beam_width": beam_width,
             "max_batch_steps": max_batch_steps,
@@ -488,6 +512,9 @@ class EntityMemory(TrainablePipe):
         module.agreement_constraints = agreement_indices(self.cfg.get("pronoun_agreement", []))
         for rule in DECISION_RULES:  # the memory's on / off rules, named as in the cfg (off when absent)
             setattr(module, rule, bool(self.cfg.get(rule, False)))
+        archive_size, protected = self.cfg.get("archive_size", 0), self.cfg.get("protected_cells", 0)
+        check_book_settings(archive_size, protected)
+        module.archive_size, module.protected_cells = int(archive_size), int(protected)
         bound = self.cfg.get("pruning_bound")
         check_pruning_bound(bound)
         module.pruning_bound = None if bound is None else float(bound)

@@ -13,8 +13,9 @@ from spacy.attrs import IS_TITLE, LOWER, ORTH, SENT_START, TAG
 from spacy.strings import hash_string
 from spacy.tokens import Doc
 
-from ..nn.memory.mention_memory import (ATTRIBUTE_FIELDS, FIRST_SINGULAR, N_NAME_WORDS, PERSON_NOUN, SECOND_PERSON,
-                                        TIME_EXPRESSION)
+from ..nn.memory.mention_memory import (ATTRIBUTE_FIELDS, AUNT_TITLE, FIRST_SINGULAR, MALE_TITLE, MARRIED_TITLE,
+                                        N_NAME_WORDS, PERSON_NOUN, SECOND_PERSON, TIME_EXPRESSION, UNCLE_TITLE,
+                                        UNMARRIED_TITLE)
 from .binding import bound_subject_end
 from .sentences import SENTENCE_FINAL
 from .speakers import NO_SPEAKER, OPENING_QUOTES, TOGGLING_QUOTES, candidate_speakers, read_quotations
@@ -164,6 +165,28 @@ def name_words(words: List[str], capitalised: List[bool], head: int) -> List[str
     """The capitalised words of a mention up to its head (lowercased), without titles, articles and pronouns:
     "Miss Elizabeth Bennet" → ["elizabeth", "bennet"]."""
     return [word for word, upper in zip(words[: head + 1], capitalised) if _is_name_word(word, upper)]
+
+
+# the title before a name → its group (``mention_memory.TITLE``); other titles ("Dr.", "Captain") have none
+TITLE_GROUPS = {
+    **dict.fromkeys(("mr", "mr.", "sir", "lord", "monsieur", "m.", "signor", "herr", "master"), MALE_TITLE),
+    **dict.fromkeys(("mrs", "mrs.", "madame", "mme", "mme.", "frau", "madam"), MARRIED_TITLE),
+    **dict.fromkeys(("miss", "mademoiselle", "mlle", "mlle."), UNMARRIED_TITLE),
+    **dict.fromkeys(("aunt", "auntie", "aunty"), AUNT_TITLE),
+    **dict.fromkeys(("uncle",), UNCLE_TITLE),
+}
+
+
+def title_group(words: List[str], capitalised: List[bool], head: int) -> int:
+    """The group of the title right before a name whose words run to the head ("Mrs. March" → MARRIED_TITLE,
+    "old Mr. Laurence" → MALE_TITLE, "Aunt March" → AUNT_TITLE); 0 for a mention that is no titled name."""
+    for i, word in enumerate(words[: head + 1]):
+        if word in TITLE_GROUPS:
+            names = list(zip(words[i + 1: head + 1], capitalised[i + 1: head + 1]))
+            return TITLE_GROUPS[word] if names and all(_is_name_word(w, up) for w, up in names) else 0
+        if word not in NAME_PREFIXES:
+            return 0
+    return 0
 
 
 def titled_name(words: List[str], capitalised: List[bool], head: int) -> bool:
@@ -369,7 +392,7 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
             own_voice, own_names = labelled[start] if narrating and labelled[start] else (voice, speaker_names)
             rows.append((-1, -1, pronoun, gender, number, int(quoted[start]), 0, 0, UNKNOWN, bound_end, 0)
                         + (own_names if narrating else NO_NAME_WORDS) + speakers[len(rows)] + NO_NOMINAL
-                        + extra[len(rows)] + (own_voice,) + last_columns[len(rows)])
+                        + extra[len(rows)] + (own_voice,) + last_columns[len(rows)] + (0,))
             continue
         content = words[1:] if len(words) > 1 and words[0] in LEADING_WORDS else words
         head = _head_index(words)
@@ -381,9 +404,10 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
             family_name = len(mention_names) == 1 and family.get(first_name, len(doc)) <= start
             gender = UNKNOWN if family_name else name_genders.get(first_name, UNKNOWN)
         inanimate = 0
+        title = title_group(words, cased, head) if mention_names else 0
         if inanimate_nouns is not None:  # the animacy rule is on
             thing = things[len(rows)]
-            if thing == TIME_EXPRESSION:  # "on Friday", "in June": no name, whatever the name lexicon says
+            if thing == TIME_EXPRESSION and not title:  # ("Mrs. March", "Aunt May": a person, not a month)  # "on Friday", "in June": no name, whatever the name lexicon says
                 inanimate, gender = TIME_EXPRESSION, UNKNOWN
             elif not gender:
                 inanimate = thing or int(words[head] in inanimate_nouns)
@@ -397,5 +421,6 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
         titled = int(bool(names) and titled_name(words, cased, head))
         rows.append((ids(" ".join(content)), ids(words[head]), 0, gender, UNKNOWN, int(quoted[start]),
                      int(proper), inanimate, noun_number, -1, titled) + tuple(names) + NO_NAME_WORDS[len(names):]
-                    + speakers[len(rows)] + nominals[len(rows)] + extra[len(rows)] + (voice,) + last_columns[len(rows)])
+                    + speakers[len(rows)] + nominals[len(rows)] + extra[len(rows)] + (voice,) + last_columns[len(rows)]
+                    + (title,))
     return numpy.asarray(rows, dtype="int64").reshape(-1, len(ATTRIBUTE_FIELDS))

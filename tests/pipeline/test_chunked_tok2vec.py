@@ -15,7 +15,9 @@ def long_text():
     return " ".join(p.read_text(encoding="utf8") for p in sorted(SAMPLES.glob("*.txt"))) * 8
 
 
-def test_chunks_with_the_receptive_field_as_margin_are_bit_identical(long_text):
+def test_chunks_with_the_receptive_field_as_margin_give_the_whole_documents_vectors(long_text):
+    # equal up to float rounding: the BLAS kernel (OPENBLAS_CORETYPE, the processor) may sum in another order for
+    # a chunk than for the whole document, so bit-identity is not guaranteed (about 1e-7 apart on some machines)
     nlp = spacy_entmem.load_default()
     tok2vec = nlp.get_pipe("tok2vec")
     assert tok2vec.margin == 4 and receptive_field(nlp.config["components"]["tok2vec"]["model"]) == 4
@@ -23,9 +25,9 @@ def test_chunks_with_the_receptive_field_as_margin_are_bit_identical(long_text):
     whole = tok2vec.model.predict([doc])[0]
     tok2vec.chunk_size = 97
     assert len(tok2vec.chunks(len(doc))) == -(-len(doc) // 97) > 10
-    assert numpy.array_equal(tok2vec.predict([doc])[0], whole)
-    tok2vec.margin = 3  # too small a margin changes vectors at chunk edges: the check can fail
-    assert not numpy.array_equal(tok2vec.predict([doc])[0], whole)
+    numpy.testing.assert_allclose(tok2vec.predict([doc])[0], whole, rtol=0, atol=1e-5)
+    tok2vec.margin = 3  # too small a margin changes vectors at chunk edges, far beyond rounding
+    assert numpy.abs(tok2vec.predict([doc])[0] - whole).max() > 1e-3
 
 
 def test_the_pipeline_annotates_identically_in_chunks(long_text):

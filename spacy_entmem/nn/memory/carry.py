@@ -10,22 +10,25 @@ mention (the sentence distance is unknown across texts) and the speaker turns of
 new turn). Entity ids keep counting, so they are stable across the stream.
 
 The state is bounded: N cells, each with the sets of at most the strings its mentions had (a cell's sets
-are emptied when a new entity takes it), whatever the length of the stream.
+are emptied when a new entity takes it), and an archive of at most ``capacity`` evicted entities that hold a
+name (``archive``), whatever the length of the stream.
 """
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Set, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 import numpy
+
+from .archive import EntityArchive
 
 # the per-cell arrays of ``CellState`` (row b of each is one document's)
 CELL_ARRAYS = ("entity", "usage", "last_end", "count", "gender", "number", "last_pronoun", "last_quoted", "proper",
                "inanimate", "temporal", "untimed", "narrator", "noun_numbers", "person_noun", "last_role",
                "last_sentence", "third_person")
 # the per-cell sets of ``CellState`` (``strings``: ("n" / "h", id); ``persons``: (turn, person))
-CELL_SETS = ("strings", "names", "roots", "persons")
+CELL_SETS = ("strings", "names", "roots", "persons", "titles")
 PAST_TURN = -2  # the turn of every person mention of an earlier text: never a current turn (those are >= 0)
 NO_SENTENCE = -1  # (``mention_memory.SENTENCE``: unknown)
-FORMAT = 4  # bump when the fields change: ``from_dict`` refuses other formats
+FORMAT = 5  # bump when the fields change: ``from_dict`` refuses other formats
 
 
 @dataclass
@@ -41,6 +44,7 @@ class CarriedMemory:
     texts_read: int = 0
     tokens_read: int = 0
     extra: Dict[str, Any] = field(default_factory=dict)
+    archive: Optional[EntityArchive] = None  # the entities evicted so far (``archive``; None: none kept)
 
     @property
     def n_cells(self) -> int:
@@ -57,9 +61,11 @@ class CarriedMemory:
             "names": [set(cell) for cell in self.sets["names"]],
             "roots": [set() for _ in self.sets["roots"]],
             "persons": [{(PAST_TURN, person) for _, person in cell} for cell in self.sets["persons"]],
+            "titles": [set(cell) for cell in self.sets["titles"]],
         }
         return CarriedMemory(self.vectors.copy(), arrays, sets, self.next_entity, self.texts_read + 1,
-                             self.tokens_read + n_tokens, dict(self.extra))
+                             self.tokens_read + n_tokens, dict(self.extra),
+                             self.archive)  # (import_row copies it: a state is never changed by reading on)
 
     def to_dict(self) -> Dict[str, Any]:
         """Plain lists and numbers (msgpack / JSON ready)."""
@@ -72,6 +78,7 @@ class CarriedMemory:
             "texts_read": self.texts_read,
             "tokens_read": self.tokens_read,
             "extra": self.extra,
+            "archive": None if self.archive is None else self.archive.to_list(),
         }
 
     @classmethod
@@ -85,8 +92,10 @@ class CarriedMemory:
             raise ValueError(f"[spacy-entmem] this memory state lacks the fields {missing}")
         arrays = {name: numpy.asarray(data["arrays"][name], dtype=_DTYPES.get(name, "int64")) for name in CELL_ARRAYS}
         sets = {name: [set(map(_hashable, cell)) for cell in data["sets"][name]] for name in CELL_SETS}
+        archive = None if data.get("archive") is None else EntityArchive.from_list(data["archive"])
         return cls(numpy.asarray(data["vectors"], dtype="float32"), arrays, sets, int(data["next_entity"]),
-                   int(data.get("texts_read", 0)), int(data.get("tokens_read", 0)), dict(data.get("extra", {})))
+                   int(data.get("texts_read", 0)), int(data.get("tokens_read", 0)), dict(data.get("extra", {})),
+                   archive)
 
 
 _DTYPES = {"usage": "float64", "inanimate": bool, "temporal": bool, "untimed": bool, "narrator": "int64",
@@ -105,7 +114,8 @@ def export_row(state, vectors: numpy.ndarray, row: int) -> CarriedMemory:
     """Row ``row`` of a ``CellState`` and its cells' ``vectors`` (N, H) as a ``CarriedMemory`` (copies)."""
     arrays = {name: getattr(state, name)[row].copy() for name in CELL_ARRAYS}
     sets = {name: [set(cell) for cell in getattr(state, name)[row]] for name in CELL_SETS}
-    return CarriedMemory(numpy.array(vectors, dtype="float32"), arrays, sets, int(state.next_entity[row]))
+    return CarriedMemory(numpy.array(vectors, dtype="float32"), arrays, sets, int(state.next_entity[row]),
+                         archive=state.archives[row])
 
 
 def import_row(state, row: int, carried: CarriedMemory) -> None:
@@ -123,4 +133,6 @@ def import_row(state, row: int, carried: CarriedMemory) -> None:
             index.setdefault(key, set()).add(cell)
     state.cells_with[row] = index
     state.next_entity[row] = carried.next_entity
+    if carried.archive is not None and state.archives[row] is not None:
+        state.archives[row] = carried.archive.copy()
     state.derive_person_flags(row)

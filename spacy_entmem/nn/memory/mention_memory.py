@@ -30,7 +30,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from .carry import NO_SENTENCE, CarriedMemory, export_row, import_row
+from .archive import ArchivedEntity, EntityArchive
+from .carry import CELL_ARRAYS, CELL_SETS, NO_SENTENCE, CarriedMemory, export_row, import_row
 from .outputs import MemoryOutput, token_mask
 from .petra import UNUSED_CELL_SCORE, SplitInputMLP, encode_left_to_right, memory_config_problems
 from .span_petra import SpanPetraMemory, rows_at
@@ -49,7 +50,7 @@ ATTRIBUTE_FIELDS = ("norm", "head", "pronoun", "gender", "number", "quoted", "pr
                     "bound_end", "titled", "name_word_1", "name_word_2", "name_word_3", "speaker_start",
                     "speaker_end", "apposed_start", "apposed_end", "root", "binder") + tuple(
                         f"forbidden_{k}" for k in range(1, 5)) + ("person", "turn", "voice", "reporter", "role",
-                                                                  "sentence")
+                                                                  "sentence", "title")
 NORM, HEAD, PRONOUN, GENDER, NUMBER, QUOTED, PROPER, INANIMATE, NOUN_NUMBER, BOUND_END, TITLED = range(11)
 NAME_WORDS = slice(TITLED + 1, TITLED + 4)
 N_NAME_WORDS = NAME_WORDS.stop - NAME_WORDS.start
@@ -76,9 +77,19 @@ REPORTER = VOICE + 1
 # (role: the grammatical role of its root in the parse, ``pipeline.syntax.grammatical_role``, 0 without a parse;
 # sentence: the index of its sentence, -1 without a parse)
 ROLE, SENTENCE = REPORTER + 1, REPORTER + 2
+# (title: the group of the title before a name, ``pipeline.mention_attributes.title_group``: "Mr." / "Sir", "Mrs.",
+# "Miss", "Aunt", "Uncle" are groups of their own that never name one person (``TITLE_CLASHES``); 0: none or
+# another title, "Dr.", "Captain")
+TITLE = SENTENCE + 1
+MALE_TITLE, MARRIED_TITLE, UNMARRIED_TITLE, AUNT_TITLE, UNCLE_TITLE = 1, 2, 3, 4, 5
+# a cell holding a titled name of one of these groups is never joined by a titled name of another one of them
+# ("Mrs. March" and "Mr. March", "Aunt March", "Miss March")
+TITLE_CLASHES = frozenset({MALE_TITLE, MARRIED_TITLE, UNMARRIED_TITLE, AUNT_TITLE, UNCLE_TITLE})
+# titles of an elder that a child's name in the family never takes ("Mrs. March" is not "Meg March")
+ELDER_TITLES = frozenset({MARRIED_TITLE, AUNT_TITLE, UNCLE_TITLE})
 # no string, not a pronoun, nothing known
 PADDING_ATTRIBUTES = (-1, -1, 0, 0, 0, 0, 0, 0, 0, -1, 0) + (-1,) * N_NAME_WORDS + (-1, -1, -1, -1) + (
-    -1, -1) + (-1,) * (FORBIDDEN.stop - FORBIDDEN.start) + (0, -1, 0, -1, 0, -1)
+    -1, -1) + (-1,) * (FORBIDDEN.stop - FORBIDDEN.start) + (0, -1, 0, -1, 0, -1, 0)
 TIME_EXPRESSION = 2  # the INANIMATE value of a time expression (``pipeline.syntax.TIME``; 1: a thing or a place)
 PERSON_NOUN = -1  # the INANIMATE value of a nominal headed by a noun for people ("the gardener"; head-kind lexicon)
 PERSONAL_GENDERS = (1, 2)  # masculine, feminine (mention_attributes.MASCULINE / FEMININE)
@@ -146,7 +157,8 @@ NUMBER_RULES = ("number_clash", "plural_clash")  # the clash rules about number,
 # the on / off rules whose constraint is a ``CellState`` method (attrs, rows, cells) → (P,) bool: the memory
 # attribute that switches it, the method's name
 CELL_CLASH_RULES = (("noun_number_agreement", "number_clash"), ("plural_noun_agreement", "plural_clash"),
-                    ("titled_name_agreement", "name_clash"), ("binding_agreement", "bound"),
+                    ("titled_name_agreement", "name_clash"), ("title_agreement", "title_clash"),
+                    ("binding_agreement", "bound"),
                     ("syntactic_binding", "syntax_clash"), ("person_agreement", "person_clash"))
 
 
@@ -199,6 +211,12 @@ def span_steps(spans: numpy.ndarray, attrs: numpy.ndarray, asks: numpy.ndarray, 
         for t in numpy.flatnonzero(asks[b]).tolist():
             steps[b, t] = at.get(tuple(attrs[b, t, columns].tolist()), -1)
     return steps
+
+
+def is_name(attrs: numpy.ndarray) -> numpy.ndarray:
+    """(B,) whether each candidate is a name: not a pronoun, its head one of its name words ("Jo", "Mr.
+    Laurence"; not "Jo browsed over the new library")."""
+    return (attrs[:, NORM] >= 0) & (attrs[:, NAME_WORDS] == attrs[:, HEAD, None]).any(axis=1)
 
 
 def speaker_steps(spans: numpy.ndarray, attrs: numpy.ndarray) -> numpy.ndarray:
@@ -283,6 +301,7 @@ class CellState:
         self.roots = [[set() for _ in range(n_cells)] for _ in range(batch)]  # its mentions' root tokens
         # (turn, person) of its mentions that have a person (``PERSON``, ``TURN``)
         self.persons = [[set() for _ in range(n_cells)] for _ in range(batch)]
+        self.titles = [[set() for _ in range(n_cells)] for _ in range(batch)]  # TITLE groups of its titled names
         # read off ``persons`` (kept as arrays: every step asks them of every cell): an I / me / my or a you
         # joined; a you with no addressee (``READER``) joined
         self.spoken = numpy.zeros((batch, n_cells), dtype=bool)
@@ -290,6 +309,13 @@ class CellState:
         # per document: ("n", norm id) / ("h", head id) -> the cells holding a mention with that string
         self.cells_with = [dict() for _ in range(batch)]
         self.next_entity = numpy.zeros(batch, dtype="int64")
+        # per document: the entities evicted from its cells (``archive``; None: none kept)
+        self.archives: List[Optional[EntityArchive]] = [None] * batch
+        # book-length settings (``MentionMemory``): the most mentioned cells kept from eviction; names read only
+        # from mentions a name heads; several cells holding a name: the most mentioned takes it
+        self.protected_cells = 0
+        self.names_from_name_heads = False
+        self.name_ties_to_most_mentioned = False
 
     @property
     def used(self) -> numpy.ndarray:
@@ -310,24 +336,39 @@ class CellState:
             if isinstance(value, numpy.ndarray):
                 setattr(out, name, value[rows])
         out.strings, out.cells_with, out.names, out.roots, out.persons, taken = [], [], [], [], [], set()
+        out.titles, out.archives = [], []
+        for name in ("protected_cells", "names_from_name_heads", "name_ties_to_most_mentioned"):
+            setattr(out, name, getattr(self, name))
         for row in rows.tolist():
             strings, cells_with, names = self.strings[row], self.cells_with[row], self.names[row]
-            roots, persons = self.roots[row], self.persons[row]
+            roots, persons, titles, archive = self.roots[row], self.persons[row], self.titles[row], self.archives[row]
             if row in taken:
                 strings, names = [set(cell) for cell in strings], [set(cell) for cell in names]
                 roots, persons = [set(cell) for cell in roots], [set(cell) for cell in persons]
+                titles = [set(cell) for cell in titles]
                 cells_with = {key: set(cells) for key, cells in cells_with.items()}
+                archive = None if archive is None else archive.copy()
             taken.add(row)
             out.strings.append(strings)
             out.cells_with.append(cells_with)
             out.names.append(names)
             out.roots.append(roots)
             out.persons.append(persons)
+            out.titles.append(titles)
+            out.archives.append(archive)
         return out
 
     def least_used(self) -> numpy.ndarray:
-        """(B,) the cell a new entity takes: an empty one (lowest index) or else the least used."""
-        return numpy.argmin(numpy.where(self.used, self.usage, -1.0), axis=1)
+        """(B,) the cell a new entity takes: an empty one (lowest index) or else the least used; with
+        ``protected_cells`` = G, not one of the G most mentioned cells (Dual Cache's global cache: the main
+        entities stay while the others churn)."""
+        usage = numpy.where(self.used, self.usage, -1.0)
+        if 0 < self.protected_cells < usage.shape[1]:
+            protected = numpy.argsort(-self.count, axis=1, kind="stable")[:, :self.protected_cells]
+            usage = usage.copy()
+            numpy.put_along_axis(usage, protected, numpy.where(
+                numpy.take_along_axis(self.used, protected, axis=1), numpy.inf, -1.0), axis=1)
+        return numpy.argmin(usage, axis=1)
 
     def time_only(self) -> numpy.ndarray:
         """(B, N) cells that only time expressions have joined ("yesterday": no "it" refers to it)."""
@@ -379,14 +420,40 @@ class CellState:
         "Dana" said earlier, then Dana's "I"; -1 where no cell or several do."""
         holder = numpy.full(len(active), -1)
         names = attrs[:, NAME_WORDS]
-        asks = active & (((attrs[:, NORM] >= 0) & (names == attrs[:, HEAD, None]).any(axis=1)) | speaking(attrs))
+        asks = active & (is_name(attrs) | speaking(attrs))
         for b in numpy.flatnonzero(asks).tolist():
             words = {word for word in names[b].tolist() if word >= 0}
             cells = [i for i, held in enumerate(self.names[b])
                      if words <= held and self.entity[b, i] >= 0 and self.last_end[b, i] <= starts[b]]
             if len(cells) == 1:  # the mention holding them ends before this one: not a span nested in it
                 holder[b] = cells[0]
+            elif cells and self.name_ties_to_most_mentioned:
+                holder[b] = max(cells, key=lambda i: (self.count[b, i], self.usage[b, i]))
         return holder
+
+    def title_clash(self, attrs: numpy.ndarray, rows: numpy.ndarray, cells: numpy.ndarray) -> numpy.ndarray:
+        """(P,) whether the pairs (rows[k], cells[k]) pair a titled name with a cell holding a titled name of a
+        group it never shares a person with ("Mrs. March" and "Mr. March", "Aunt March", "Miss March"), or an
+        elder's title with a cell that holds all its name words and a given name more, and never that title
+        ("Mrs. March" and a cell holding "Meg March")."""
+        clash = numpy.zeros(len(rows), dtype=bool)
+        for k in numpy.flatnonzero(attrs[rows, TITLE] > 0).tolist():
+            b, i, title = rows[k], cells[k], int(attrs[rows[k], TITLE])
+            held = self.titles[b][i]
+            if title in TITLE_CLASHES and any(t != title and t in TITLE_CLASHES for t in held):
+                clash[k] = True
+            elif title in ELDER_TITLES and title not in held:
+                words = {word for word in attrs[b, NAME_WORDS].tolist() if word >= 0}
+                clash[k] = bool(words) and words < self.names[b][i]
+        # and the other way round: a surname alone, with no elder's title, never joins a cell of an elder of that
+        # name ("young Hawkins" and a cell holding "Mrs. Hawkins")
+        surname = is_name(attrs[rows]) & ~numpy.isin(attrs[rows, TITLE], tuple(ELDER_TITLES)) & (
+            (attrs[rows, NAME_WORDS] >= 0).sum(axis=1) == 1)
+        for k in numpy.flatnonzero(surname).tolist():
+            b, i = rows[k], cells[k]
+            if self.titles[b][i] and self.titles[b][i] <= ELDER_TITLES:
+                clash[k] = self.names[b][i] == {int(attrs[b, NAME_WORDS][0])}
+        return clash
 
     def unseen_name(self, attrs: numpy.ndarray) -> numpy.ndarray:
         """(B,) whether each row's candidate is a name none of whose name words any cell holds (a new name)."""
@@ -562,6 +629,7 @@ class CellState:
             self.names[b][i] = set()
             self.roots[b][i] = set()
             self.persons[b][i] = set()
+            self.titles[b][i] = set()
         for b, i, norm, head in zip(rows.tolist(), cells.tolist(), attrs[:, NORM].tolist(), attrs[:, HEAD].tolist()):
             if norm >= 0:
                 for key in (("n", norm), ("h", head)):
@@ -573,7 +641,10 @@ class CellState:
                 self.roots[b][i].add(root)
             if person > 0:
                 self.persons[b][i].add((turn, person))
-        named = (attrs[:, NAME_WORDS] >= 0).any(axis=1)
+        named = is_name(attrs) | speaking(attrs) if self.names_from_name_heads else (attrs[:, NAME_WORDS] >= 0).any(axis=1)
+        for b, i, title in zip(rows.tolist(), cells.tolist(), attrs[:, TITLE].tolist()):
+            if title > 0:
+                self.titles[b][i].add(title)
         for b, i, words in zip(rows[named].tolist(), cells[named].tolist(), attrs[named, NAME_WORDS].tolist()):
             self.names[b][i].update(word for word in words if word >= 0)
         for field, column in ((self.gender, GENDER), (self.number, NUMBER)):
@@ -756,6 +827,16 @@ class MentionMemory(nn.Module):
         # at inference: the memory each document of the next call starts from (None: empty; see ``carry``); the
         # output then holds each document's memory at its end (``MemoryOutput.final_states``)
         self.carried: Optional[List[Optional[CarriedMemory]]] = None
+        # at inference, for whole books: how many evicted entities (that hold a name) each document's archive
+        # keeps for a returning name (0: none, ``archive``); how many of the most mentioned cells are kept from
+        # eviction (``CellState.least_used``); a titled name never joins a cell of a clashing title
+        # (``CellState.title_clash``); names read only off mentions that a name heads; a name that several
+        # cells hold goes to the most mentioned of them
+        self.archive_size = 0
+        self.protected_cells = 0
+        self.title_agreement = False
+        self.names_from_name_heads = False
+        self.name_ties_to_most_mentioned = False
 
     @property
     def device(self) -> torch.device:
@@ -856,6 +937,8 @@ class MentionMemory(nn.Module):
         active_mask = token_mask(n_spans, M)
         active = active_mask.numpy()
         state = CellState(B, N)
+        if not self.training:
+            self.configure_book_settings(state)
         cell_cluster = numpy.full((B, N), NO_CLUSTER, dtype="int64")
         memory = g.new_zeros(B, N, H)
         # each cell's share of the similarity MLP's first layer, kept up to date with the cell (the cell
@@ -906,6 +989,9 @@ class MentionMemory(nn.Module):
                 holder = self.plural_they_holders(state, attrs[:, t], spans[:, t, 0], active[:, t], disagree,
                                                   holder, log_p)
                 decision = self._greedy(log_p.detach(), state, disagree, forced, holder)
+                if self.archive_size:
+                    memory, memory_part = self.archive_and_restore(state, decision, memory, memory_part, attrs[:, t],
+                                                                   active[:, t])
                 if self.record_decision_scores:
                     decision_scores.append(decision.scores)
             log_probs.append(log_p)
@@ -932,6 +1018,54 @@ class MentionMemory(nn.Module):
         if carried is not None:
             out.final_states = [export_row(state, memory[b].detach().cpu().numpy(), b) for b in range(B)]
         return out
+
+    def configure_book_settings(self, state: CellState) -> None:
+        """Give a fresh ``CellState`` this memory's book-length settings (an archive per document if
+        ``archive_size`` > 0)."""
+        state.protected_cells = self.protected_cells
+        state.names_from_name_heads = self.names_from_name_heads
+        state.name_ties_to_most_mentioned = self.name_ties_to_most_mentioned
+        if self.archive_size:
+            state.archives = [EntityArchive(self.archive_size) for _ in state.archives]
+
+    def archive_and_restore(self, state: CellState, decision: Decision, memory: torch.Tensor,
+                            memory_part: torch.Tensor, attrs_t: numpy.ndarray,
+                            active_t: numpy.ndarray) -> Tuple[torch.Tensor, torch.Tensor]:
+        """Before a step's decision is applied: each entity a new one evicts goes to its document's archive; a
+        name that would begin a new entity (or join a cell whose names lack its own) and whose name words an
+        archived entity holds (``archived_match``) brings that entity back into the cell the new one would
+        take, and joins it: ``decision`` becomes COREF there (in place), and the cell its vector."""
+        acting = active_t & (decision.action != IGNORE)
+        if not acting.any():
+            return memory, memory_part
+        names = attrs_t[:, NAME_WORDS]
+        restored_rows, vectors = [], []
+        for b in numpy.flatnonzero(acting).tolist():
+            archive = state.archives[b]
+            if archive is None:
+                continue
+            words = {word for word in names[b].tolist() if word >= 0} if is_name(attrs_t[b:b + 1])[0] else set()
+            cell = int(decision.cell[b])
+            if decision.action[b] == COREF and not (words and state.names[b][cell] and not words <= state.names[b][cell]):
+                continue  # (a join: only one into a cell that holds other names asks the archive)
+            match = archive.lookup(words, lambda archived: archived_match(archived, attrs_t[b])) if words else None
+            if decision.action[b] == COREF:
+                if match is None:
+                    continue
+                cell = int(state.least_used()[b])
+            if state.entity[b, cell] >= 0:
+                archive.store(archive_cell(state, b, cell, memory[b, cell].detach().cpu().numpy()))
+            if match is not None:
+                restore_cell(state, b, cell, archive.take(match.entity))
+                decision.action[b], decision.cell[b] = COREF, cell
+                restored_rows.append((b, cell))
+                vectors.append(match.vector)
+        if not restored_rows:
+            return memory, memory_part
+        rows_cells = tuple(self._tensor(numpy.array(index)) for index in zip(*restored_rows))
+        restored = torch.from_numpy(numpy.stack(vectors)).to(memory)
+        memory = put(memory, rows_cells, restored)
+        return memory, put(memory_part, rows_cells, self.similarity_mlp.memory_projs[0](restored))
 
     def _start_from(self, carried: List[Optional[CarriedMemory]], state: CellState,
                     memory: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
@@ -1249,6 +1383,43 @@ def zero_padded_columns(weight: torch.Tensor, like: torch.Tensor) -> Optional[to
     padded = torch.zeros_like(like)
     padded[:, :weight.shape[1]] = weight
     return padded
+
+
+def archive_cell(state: CellState, row: int, cell: int, vector: numpy.ndarray) -> ArchivedEntity:
+    """What cell ``cell`` of document ``row`` knows of its entity, with its vector, as an ``ArchivedEntity``."""
+    arrays = {name: getattr(state, name)[row, cell].item() for name in CELL_ARRAYS}
+    sets = {name: set(getattr(state, name)[row][cell]) for name in CELL_SETS}
+    return ArchivedEntity(int(state.entity[row, cell]), numpy.array(vector, dtype="float32"), arrays, sets)
+
+
+def restore_cell(state: CellState, row: int, cell: int, archived: ArchivedEntity) -> None:
+    """Put an archived entity back into cell ``cell`` of document ``row`` (its string index updated)."""
+    index = state.cells_with[row]
+    for key in state.strings[row][cell]:
+        index[key].discard(cell)
+    for name in CELL_ARRAYS:
+        getattr(state, name)[row, cell] = archived.arrays[name]
+    for name in CELL_SETS:
+        getattr(state, name)[row][cell] = set(archived.sets[name])
+    for key in state.strings[row][cell]:
+        index.setdefault(key, set()).add(cell)
+    state.spoken[row, cell] = any(p in SPOKEN_PERSONS for _, p in state.persons[row][cell])
+    state.reader[row, cell] = any(p == READER for _, p in state.persons[row][cell])
+
+
+def archived_match(archived: ArchivedEntity, attrs: numpy.ndarray) -> bool:
+    """Whether a name with attributes ``attrs`` (A,) may be an archived entity that holds its name words: no
+    masculine / feminine clash, no clash of titles (``CellState.title_clash``)."""
+    gender, held = int(attrs[GENDER]), int(archived.arrays["gender"])
+    if IS_PERSONAL_GENDER[gender] and IS_PERSONAL_GENDER[held] and gender != held:
+        return False
+    title, titles = int(attrs[TITLE]), archived.sets["titles"]
+    if title in TITLE_CLASHES and any(t != title and t in TITLE_CLASHES for t in titles):
+        return False
+    if title in ELDER_TITLES and title not in titles:
+        words = {word for word in attrs[NAME_WORDS].tolist() if word >= 0}
+        return not words < archived.names
+    return True
 
 
 def loop_steps(pruned: numpy.ndarray, n_spans: torch.Tensor) -> numpy.ndarray:

@@ -1,0 +1,128 @@
+"""Whole books read as streams, scored against the committed character keys.
+
+    python benchmarks/books.py --novels ../shared/data/novels --output metrics/books.json \
+        tests/fixtures/data/books/*.json
+
+Each key names its book (in ``--novels``) and the chapter pattern; the book is read as one stream (``read_book``,
+one thread), in a process of its own so that its peak resident memory is its own. Reported per book: the
+characters' entities and the share of their name mentions in the largest entity (``character_keys``), the
+entities that merge two keyed characters, person entities in the table, tokens, words per second, peak
+resident memory, µs per token of the first and last tenth of the stream (by chapters), and where identity is
+lost (``identity_loss``: evictions, restarts of a name, singleton kinds). ``--settings`` passes entity_memory
+settings (JSON) to compare variants; ``--raw-table`` scores the memory's own entity ids, without the table's
+character merge.
+"""
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def read_one(key_path: Path, novels: Path, settings: dict, raw_table: bool) -> dict:
+    import torch
+
+    import spacy_entmem
+    from spacy_entmem.books import split_chapters
+    from spacy_entmem.evaluation.character_keys import load_key, score_entities
+    from spacy_entmem.evaluation.identity_loss import IdentityLog
+    from spacy_entmem.reader import Reader
+
+    torch.set_num_threads(1)
+    key = load_key(key_path)
+    text = (novels / key.book).read_text(encoding="utf8")
+    chapters = split_chapters(text, key.chapters)
+    config = {"components": {"entity_memory": settings}} if settings else {}
+    nlp = spacy_entmem.load_default(config=config)
+    reader = Reader(nlp)
+    log = IdentityLog()
+    seconds, tokens = [], []
+    words = sum(len(chapter.text.split()) for chapter in chapters)
+    started = time.perf_counter()
+    last = started
+    for doc in reader.pipe((chapter.text for chapter in chapters), batch_size=1):
+        now = time.perf_counter()
+        seconds.append(now - last)
+        tokens.append(len(doc))
+        log.add(doc, reader.tokens_read - len(doc))
+        last = time.perf_counter()  # (the diagnosis is not timed)
+    total = sum(seconds)
+    entities = reader.entities(merge_characters=not raw_table)
+    score = score_entities(entities, key)
+    tenth = max(len(chapters) // 10, 1)
+    first_us = 1e6 * sum(seconds[:tenth]) / max(sum(tokens[:tenth]), 1)
+    last_us = 1e6 * sum(seconds[-tenth:]) / max(sum(tokens[-tenth:]), 1)
+    return {
+        "book": key.book,
+        "chapters": len(chapters),
+        "tokens": reader.tokens_read,
+        "words": words,
+        "words_per_second": words / total,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "us_per_token_first_tenth": first_us,
+        "us_per_token_last_tenth": last_us,
+        "person_entities": score.person_entities,
+        "mean_entities_per_character": score.mean_entities,
+        "max_entities_per_character": score.max_entities,
+        "mean_largest_share": score.mean_share,
+        "worst_largest_share": score.worst_share,
+        "merged_entities": len(score.merged),
+        "characters": {c.character: {"found": c.found, "entities": c.entities, "largest_share": c.largest_share,
+                                     "sizes": sorted(c.by_entity.values(), reverse=True)[:8],
+                                     "names": [names_of(entities, e) for e in sorted(
+                                         c.by_entity, key=c.by_entity.get, reverse=True)[:4]]}
+                       for c in score.characters},
+        "identity_loss": log.summary(key),
+        "settings": settings,
+    }
+
+
+def names_of(entities, entity_id: int) -> str:
+    """The name and first aliases of the row of an entity id (for reading where a character is split)."""
+    for entity in entities:
+        if entity.id == entity_id:
+            return " | ".join([entity.name] + entity.aliases[:3])
+    return ""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("keys", nargs="+", type=Path)
+    parser.add_argument("--novels", type=Path, default=Path("../shared/data/novels"))
+    parser.add_argument("--output", type=Path, default=None)
+    parser.add_argument("--settings", default="{}", help="entity_memory settings as JSON")
+    parser.add_argument("--raw-table", action="store_true", help="score the memory's ids, no character merge")
+    parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # (the child process)
+    args = parser.parse_args()
+    settings = json.loads(args.settings)
+    if args.one:
+        print(json.dumps(read_one(args.keys[0], args.novels, settings, args.raw_table)))
+        return
+    results = []
+    for key in args.keys:
+        command = [sys.executable, __file__, str(key), "--novels", str(args.novels), "--settings", args.settings,
+                   "--one"] + (["--raw-table"] if args.raw_table else [])
+        out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+        result = json.loads(out.strip().splitlines()[-1])
+        results.append(result)
+        loss = result["identity_loss"]
+        print(f"{result['book']}: {result['tokens']:,} tokens, {result['words_per_second']:.0f} words/s, peak "
+              f"{result['peak_rss_mb']:.0f} MB, µs/token first/last tenth {result['us_per_token_first_tenth']:.0f}"
+              f"/{result['us_per_token_last_tenth']:.0f}; people {result['person_entities']}; entities per "
+              f"character mean {result['mean_entities_per_character']:.1f} max "
+              f"{result['max_entities_per_character']}; largest share mean {result['mean_largest_share']:.3f} "
+              f"worst {result['worst_largest_share']:.3f}; merged {result['merged_entities']}")
+        for name, row in result["characters"].items():
+            print(f"    {name:28s} found {row['found']:5d}  entities {row['entities']:4d}  largest "
+                  f"{row['largest_share']:.3f}  sizes {row['sizes']}  {row['names']}")
+        print("    identity loss:", json.dumps(loss))
+        sys.stdout.flush()
+    if args.output is not None:
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(json.dumps(results, indent=2), encoding="utf8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,141 @@
+"""Character keys for whole books: which names belong to which main character, and how well an entity table
+keeps each character in one entity.
+
+A key is a small JSON file (``tests/fixtures/data/books/*.json``): the book's file name, the chapter-heading
+pattern to read it with, and per main character the names that point at that character alone ("Jo",
+"Josephine", "Jo March"; not "Miss March", which the family shares). A predicted mention counts for a
+character when its text, without a leading "the" and a possessive "'s", is one of those names exactly.
+
+Per character: ``entities`` (how many entities its name mentions fall in), ``largest_share`` (the share of
+its name mentions in the largest of them) and ``found`` (its name mentions among the predicted mentions). An
+entity whose name mentions point at two or more keyed characters, each with at least ``MERGE_SHARE`` of them,
+is a ``merged`` entity: characters kept apart is the other half of the score.
+"""
+import json
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Sequence
+
+from ..pipeline.entities import Entity
+
+MERGE_SHARE = 0.2  # an entity merges two characters when each holds at least this share of its keyed mentions
+LEADING = ("the ", "The ")
+POSSESSIVES = ("'s", "’s", "'", "’")
+
+
+@dataclass
+class CharacterKey:
+    """One book's key: ``characters`` maps a character to the names that point at it alone."""
+
+    book: str
+    chapters: Optional[str]
+    characters: Dict[str, List[str]]
+    path: Optional[Path] = None
+
+    def name_index(self) -> Dict[str, str]:
+        """Each name → its character; a name listed for two characters is an error that names both."""
+        index: Dict[str, str] = {}
+        for character, names in self.characters.items():
+            for name in names:
+                if name in index and index[name] != character:
+                    raise ValueError(f"[spacy-entmem] key {self.path or self.book}: the name {name!r} is listed for "
+                                     f"both {index[name]!r} and {character!r}")
+                index[name] = character
+        return index
+
+
+def load_key(path: Path) -> CharacterKey:
+    """A key from its JSON file, checked: a clear error names the file and what is missing or wrong."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf8"))
+    except (OSError, json.JSONDecodeError) as error:
+        raise ValueError(f"[spacy-entmem] cannot read the character key {path}: {error}") from error
+    if not isinstance(data, dict) or "book" not in data or not isinstance(data.get("characters"), dict):
+        raise ValueError(f"[spacy-entmem] character key {path}: expected an object with 'book' and 'characters'")
+    for character, names in data["characters"].items():
+        if not isinstance(names, list) or not names or not all(isinstance(n, str) and n.strip() for n in names):
+            raise ValueError(f"[spacy-entmem] character key {path}: {character!r} needs a non-empty list of names")
+    key = CharacterKey(data["book"], data.get("chapters"), data["characters"], Path(path))
+    key.name_index()
+    return key
+
+
+def mention_name(text: str) -> str:
+    """A mention's text as a key compares it: one space between words, no leading "the", no possessive."""
+    text = " ".join(text.split())
+    for prefix in LEADING:
+        if text.startswith(prefix):
+            text = text[len(prefix):]
+    for suffix in POSSESSIVES:
+        if text.endswith(suffix) and len(text) > len(suffix) + 1:
+            return text[: -len(suffix)].rstrip()
+    return text
+
+
+@dataclass
+class CharacterScore:
+    character: str
+    found: int  # its name mentions among the predicted mentions
+    entities: int  # entities they fall in
+    largest_share: float  # share of them in the largest entity (0 when none was found)
+    largest_entity: int = -1
+    by_entity: Dict[int, int] = field(default_factory=dict, repr=False)
+
+
+@dataclass
+class BookScore:
+    characters: List[CharacterScore]
+    merged: List[int]  # entities whose name mentions point at two or more keyed characters
+    person_entities: int
+
+    @property
+    def found(self) -> List[CharacterScore]:
+        return [c for c in self.characters if c.found]
+
+    @property
+    def mean_entities(self) -> float:
+        found = self.found
+        return sum(c.entities for c in found) / len(found) if found else 0.0
+
+    @property
+    def mean_share(self) -> float:
+        found = self.found
+        return sum(c.largest_share for c in found) / len(found) if found else 0.0
+
+    @property
+    def worst_share(self) -> float:
+        return min((c.largest_share for c in self.found), default=0.0)
+
+    @property
+    def max_entities(self) -> int:
+        return max((c.entities for c in self.found), default=0)
+
+
+def score_entities(entities: Sequence[Entity], key: CharacterKey, main: Optional[Iterable[str]] = None) -> BookScore:
+    """How well ``entities`` (an entity table: ``Reader.entities()``) keep the key's characters (``main``: only
+    these; default all the key's characters) each in one entity and apart from each other."""
+    index = key.name_index()
+    wanted = set(key.characters if main is None else main)
+    per_character: Dict[str, Counter] = defaultdict(Counter)
+    per_entity: Dict[int, Counter] = defaultdict(Counter)
+    for entity in entities:
+        for mention in entity.mentions:
+            character = index.get(mention_name(mention.text))
+            if character is not None:
+                per_entity[entity.id][character] += 1
+                if character in wanted:
+                    per_character[character][entity.id] += 1
+    scores = []
+    for character in key.characters:
+        if character not in wanted:
+            continue
+        counts = per_character.get(character, Counter())
+        total = sum(counts.values())
+        largest, top = counts.most_common(1)[0] if counts else (-1, 0)
+        scores.append(CharacterScore(character, total, len(counts), top / total if total else 0.0, largest,
+                                     dict(counts)))
+    merged = [entity for entity, counts in per_entity.items()
+              if sum(n >= MERGE_SHARE * sum(counts.values()) for n in counts.values()) >= 2]
+    people = sum(1 for entity in entities if entity.kind == "person")
+    return BookScore(scores, sorted(merged), people)
