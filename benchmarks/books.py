@@ -19,9 +19,10 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Optional
 
 
-def read_one(key_path: Path, novels: Path, settings: dict, raw_table: bool) -> dict:
+def read_one(key_path: Path, novels: Path, settings: dict, raw_table: bool, tables: Optional[Path] = None) -> dict:
     import torch
 
     import spacy_entmem
@@ -49,6 +50,9 @@ def read_one(key_path: Path, novels: Path, settings: dict, raw_table: bool) -> d
         log.add(doc, reader.tokens_read - len(doc))
         last = time.perf_counter()  # (the diagnosis is not timed)
     total = sum(seconds)
+    if tables is not None:  # the stream's mention records, to score the table again without reading (--rescore)
+        tables.mkdir(parents=True, exist_ok=True)
+        (tables / f"{key_path.stem}.json").write_text(json.dumps(reader.table.to_list()), encoding="utf8")
     entities = reader.entities(merge_characters=not raw_table)
     score = score_entities(entities, key)
     tenth = max(len(chapters) // 10, 1)
@@ -79,6 +83,22 @@ def read_one(key_path: Path, novels: Path, settings: dict, raw_table: bool) -> d
     }
 
 
+def rescore(key_path: Path, tables: Path, raw_table: bool) -> dict:
+    """The scores of a table saved by an earlier run (``--tables``), with this version's character merge."""
+    from spacy_entmem.evaluation.character_keys import load_key, score_entities
+    from spacy_entmem.pipeline.entities import EntityTable
+
+    key = load_key(key_path)
+    table = EntityTable.from_list(json.loads((tables / f"{key_path.stem}.json").read_text(encoding="utf8")))
+    entities = table.entities(merge_characters=not raw_table)
+    score = score_entities(entities, key)
+    return {"book": key.book, "person_entities": score.person_entities, "mean_entities": score.mean_entities,
+            "max_entities": score.max_entities, "mean_share": score.mean_share, "worst_share": score.worst_share,
+            "merged": len(score.merged), "characters": {
+                c.character: (c.found, c.entities, round(c.largest_share, 3), [names_of(entities, e) for e in sorted(
+                    c.by_entity, key=c.by_entity.get, reverse=True)[:3]]) for c in score.characters}}
+
+
 def names_of(entities, entity_id: int) -> str:
     """The name and first aliases of the row of an entity id (for reading where a character is split)."""
     for entity in entities:
@@ -94,16 +114,23 @@ def main() -> None:
     parser.add_argument("--output", type=Path, default=None)
     parser.add_argument("--settings", default="{}", help="entity_memory settings as JSON")
     parser.add_argument("--raw-table", action="store_true", help="score the memory's ids, no character merge")
+    parser.add_argument("--tables", type=Path, default=None, help="save each stream's mention records here")
+    parser.add_argument("--rescore", action="store_true", help="score the tables saved in --tables, reading nothing")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # (the child process)
     args = parser.parse_args()
     settings = json.loads(args.settings)
+    if args.rescore:
+        for key in args.keys:
+            print(json.dumps(rescore(key, args.tables, args.raw_table), indent=1))
+        return
     if args.one:
-        print(json.dumps(read_one(args.keys[0], args.novels, settings, args.raw_table)))
+        print(json.dumps(read_one(args.keys[0], args.novels, settings, args.raw_table, args.tables)))
         return
     results = []
     for key in args.keys:
         command = [sys.executable, __file__, str(key), "--novels", str(args.novels), "--settings", args.settings,
-                   "--one"] + (["--raw-table"] if args.raw_table else [])
+                   "--one"] + (["--raw-table"] if args.raw_table else []) + (
+                       ["--tables", str(args.tables)] if args.tables else [])
         out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
         result = json.loads(out.strip().splitlines()[-1])
         results.append(result)

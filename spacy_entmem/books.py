@@ -142,7 +142,7 @@ def plot_entity_chart(entities: Sequence[Entity], path: Path, chapter_starts: Se
     n_chapters = max([len(chapter_starts), len(chapter_titles)]
                      + [mention.text_index + 1 for entity in shown for mention in entity.mentions])
     counts = chapter_counts(shown, n_chapters)
-    figure, axes = plt.subplots(figsize=(min(3 + 0.45 * n_chapters, 30), 0.45 * len(shown) + 1.8))
+    figure, axes = plt.subplots(figsize=(min(max(7.0, 4 + 0.45 * n_chapters), 30), 0.45 * len(shown) + 1.8))
     image = axes.imshow(numpy.log1p(counts), aspect="auto", cmap="Blues", vmin=0)
     if n_chapters <= 60:
         for row, values in enumerate(counts):

@@ -60,7 +60,10 @@ def read_streams(streams: Iterable[Stream], model: str = "default", n_process: i
                  address: Optional[str] = None, mention_scheme: Optional[str] = None,
                  in_flight_per_worker: int = 2) -> Iterator[StreamResult]:
     """Each stream read whole by one worker (``n_process`` processes here, or a Dask cluster at ``address`` /
-    a local one of ``n_process`` workers with ``engine="dask"``); results in the streams' order."""
+    a local one of ``n_process`` workers with ``engine="dask"``); results in the streams' order. With
+    ``n_process`` > 1 the workers are new processes that import the calling script again: in a script, call it
+    under ``if __name__ == "__main__":`` (Python's rule for multiprocessing), else the pool breaks
+    (BrokenProcessPool)."""
     if engine not in ("local", "dask"):
         raise ValueError(f"[spacy-entmem] engine must be 'local' or 'dask', got {engine!r}")
     if n_process < 1:

@@ -8,7 +8,8 @@ key (``character_keys``):
   mentions, how many belonged to a keyed character who is named again later, and how long they had been idle;
 - restarts: a keyed character's name that began a new entity although the character had one already, split by
   whether one of that character's entities was still in a cell (``restart_live``) or none was
-  (``restart_evicted``);
+  (``restart_evicted``); and, with no key, a full name ("Jo March") that began a new entity while an entity an
+  earlier mention of that full name belongs to was in a cell (``full_name_restart_live``);
 - new entities that stayed singletons, by what they are: a speaker's I / you / we, a vocative or "my dear", a span
   of five or more tokens, a span holding another mention, a name, another pronoun, another nominal;
 - joins across more than ``TRAINING_SPAN`` tokens (longer than any training document).
@@ -21,6 +22,7 @@ from typing import Dict, List, Optional
 from spacy.tokens import Doc
 
 from ..pipeline.memory_log import COREF, IGNORE, OVERWRITE
+from ..pipeline.characters import name_key
 from .character_keys import CharacterKey, mention_name
 
 TRAINING_SPAN = 2500  # tokens: LitBank's documents are about 2,000 words, the longest training texts shorter
@@ -102,7 +104,8 @@ class IdentityLog:
         seen: Dict[int, int] = Counter()  # entity -> mentions so far
         character_entities: Dict[str, set] = {}
         evictions, big_evicted, main_evicted, idle = 0, 0, 0, []
-        restart_live = restart_evicted = 0
+        restart_live = restart_evicted = full_name_restarts = 0
+        full_name_entities: Dict[tuple, set] = {}  # a full name ("Jo March") -> the entities it was a mention of
         long_joins = joins = 0
         for step in self.steps:
             character = index.get(mention_name(step.text))
@@ -115,6 +118,10 @@ class IdentityLog:
                     named = character_of_entity.get(evicted)
                     if named and last_named.get(named.most_common(1)[0][0], -1) > step.position:
                         main_evicted += 1
+                full = name_key(step.text)
+                if full is not None and len(full[1]) >= 2 and full_name_entities.get(full[1], set()) & (
+                        set(cells.values()) - {cells.get(step.cell)}):
+                    full_name_restarts += 1  # (the entity the new one evicts was in memory until this step)
                 if character is not None and character_entities.get(character, set()) - {step.entity}:
                     held = set(cells.values())
                     if character_entities[character] & held:
@@ -128,6 +135,9 @@ class IdentityLog:
                 cells[step.cell] = step.entity
             if character is not None:
                 character_entities.setdefault(character, set()).add(step.entity)
+            full = name_key(step.text)
+            if full is not None and len(full[1]) >= 2:
+                full_name_entities.setdefault(full[1], set()).add(step.entity)
             last_use[step.entity] = step.end
             seen[step.entity] += 1
         new_entities = sum(step.action == OVERWRITE for step in self.steps)
@@ -146,6 +156,7 @@ class IdentityLog:
             "median_idle_of_evicted": median(idle) if idle else 0,
             "restart_live": restart_live,
             "restart_evicted": restart_evicted,
+            "full_name_restart_live": full_name_restarts,
             "joins": joins,
             "joins_past_training_span": long_joins,
         }

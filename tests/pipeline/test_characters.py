@@ -61,3 +61,10 @@ def test_the_canonical_name_is_a_frequent_pure_name():
 
     assert canonical_name(names, Counter(r.text for r in names)) == "Amy March"
     assert is_pure_name("the young Mr. Laurence") and not is_pure_name("Hunter and Joyce")
+
+
+def test_a_name_the_table_could_not_type_joins_the_person_of_that_name():
+    records = _records(0, ["Nibs", "he", "Nibs"], gender=MASCULINE)
+    records += [MentionRecord(4, 0, 90, 91, 0, "Nibs", "name", 0, 1, "")]  # no vote for any kind: "other"
+    rows = table_entities(records)
+    assert [(row.name, row.ids, row.kind) for row in rows] == [("Nibs", [0, 4], "person")]
