@@ -5,7 +5,7 @@ the pipeline as loaded, then with each setting alone and all of them (the values
 
 The settings (``entity_memory``): ``archive_size`` (evicted entities kept for a returning name),
 ``protected_cells`` (the most mentioned cells kept from eviction), ``title_agreement``, ``names_from_name_heads``
-and ``name_ties_to_most_mentioned``. Each row loads the default pipeline with those settings over its own.
+``name_ties_to_most_mentioned`` and ``eviction`` (least_used, or the learnt policy of ``training.eviction``). Each row loads the default pipeline with those settings over its own.
 """
 import argparse
 import json
@@ -16,9 +16,9 @@ import spacy_entmem
 from spacy_entmem.evaluation.coref_evaluate import evaluate_corpus
 
 BOOK_SETTINGS = {"archive_size": 5000, "protected_cells": 6, "title_agreement": True, "names_from_name_heads": True,
-                 "name_ties_to_most_mentioned": True}
+                 "name_ties_to_most_mentioned": True, "eviction": "least_used"}
 OFF = {"archive_size": 0, "protected_cells": 0, "title_agreement": False, "names_from_name_heads": False,
-       "name_ties_to_most_mentioned": False}
+       "name_ties_to_most_mentioned": False, "eviction": "least_used"}
 
 
 def scores(settings: dict, corpus: Path) -> dict:
@@ -36,7 +36,11 @@ def main() -> None:
     args = parser.parse_args()
     chosen = json.loads(args.all)
     variants = [("none", dict(OFF))] + [(f"only {name}", {**OFF, name: value}) for name, value in chosen.items()]
-    variants += [("all", chosen)] + [(f"all without {name}", {**chosen, name: OFF[name]}) for name in chosen]
+    variants += [("all", chosen)] + [(f"all without {name}", {**chosen, name: OFF[name]}) for name in chosen
+                                     if chosen[name] != OFF[name]]
+    variants += [(f"all, {name} = {value}", {**chosen, **{name: value}}) for name, value in
+                 (("eviction", "learnt"), ("protected_cells", 0)) if chosen.get(name) != value]
+    variants += [("all, eviction = learnt, protected_cells = 0", {**chosen, "eviction": "learnt", "protected_cells": 0})]
     rows = []
     for name, settings in variants:
         if args.only and not any(name.startswith(prefix) for prefix in args.only):

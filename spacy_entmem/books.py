@@ -11,6 +11,7 @@ from spacy.language import Language
 from .pipeline.entities import Entity
 from .reader import Reader
 
+MIN_CHAPTER_WORDS = 20  # a heading with fewer words after it is a table-of-contents line, not a chapter
 DEFAULT_PIECE_WORDS = 2000  # without chapter headings, paragraphs are grouped into pieces of about this many words
 
 
@@ -22,10 +23,12 @@ class Chapter:
     text: str
 
 
-def split_chapters(text: str, pattern: Optional[str] = None, piece_words: int = DEFAULT_PIECE_WORDS) -> List[Chapter]:
+def split_chapters(text: str, pattern: Optional[str] = None, piece_words: int = DEFAULT_PIECE_WORDS,
+                   min_words: int = MIN_CHAPTER_WORDS) -> List[Chapter]:
     """The book's chapters: with ``pattern`` (a regular expression matched at the start of a line, e.g.
-    ``"CHAPTER [IVXLC]+"``), a new chapter at each line that matches and has words before the next such line
-    (headings with none between them, a table of contents or an empty chapter, stay with the text before them;
+    ``"CHAPTER [IVXLC]+"``), a new chapter at each line that matches and has at least ``min_words`` words before
+    the next such line (or a quarter of the longest chapter's words, if fewer; at least one) (headings with fewer between them, a table of contents, an empty chapter or "VOLUME
+    THREE", stay with the text before them;
     text before the first chapter is a chapter of its own if it holds any words); else paragraphs (split at blank
     lines) grouped into pieces of about ``piece_words`` words. Nothing is lost: the chapters' texts joined are
     the text. An invalid pattern or one that matches no line is an error that says so."""
@@ -38,8 +41,9 @@ def split_chapters(text: str, pattern: Optional[str] = None, piece_words: int = 
                  if match.start() == 0 or text[match.start() - 1] == "\n"]
         if not found:
             raise ValueError(f"[spacy-entmem] --chapters {pattern!r} matches no line of the text")
-        starts = [start for start, following in zip(found, found[1:] + [len(text)])
-                  if _body(text[start:following]).strip()]
+        words = [len(_body(text[start:following]).split()) for start, following in zip(found, found[1:] + [len(text)])]
+        least = max(1, min(min_words, max(words) // 4))  # (a short text's chapters are short: a quarter of its longest)
+        starts = [start for start, count in zip(found, words) if count >= least]
         if not starts:
             raise ValueError(f"[spacy-entmem] --chapters {pattern!r}: no heading it matches has text after it")
         bounds = ([0] if text[:starts[0]].strip() else []) + starts + [len(text)]

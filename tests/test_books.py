@@ -60,12 +60,14 @@ def test_a_book_is_read_as_one_stream_with_its_csv_and_chart(tmp_path):
 def test_a_table_of_contents_and_empty_chapters_stay_with_the_text_before_them():
     text = ("Contents\nChapter 1 Away\n\nChapter 2 Home\n\nChapter 1 Away\nAnna left.\n\nChapter 2 Home\n\n"
             "Chapter 3 Back\nBen came.\n")
-    chapters = split_chapters(text, r"Chapter \d+ ")
+    chapters = split_chapters(text, r"Chapter \d+ ", min_words=1)
     assert [c.title for c in chapters] == ["front matter", "Chapter 1 Away", "Chapter 3 Back"]
+    long = text.replace("Anna left.", "Anna left. " * 20)  # 40 words: "Ben came." (2) is no chapter of its own
+    assert [c.title for c in split_chapters(long, r"Chapter \d+ ")] == ["front matter", "Chapter 1 Away"]
     assert "".join(c.text for c in chapters) == text  # nothing is lost
     assert chapters[1].text.endswith("Chapter 2 Home\n\n")  # the empty chapter's heading stays before the next
     with pytest.raises(ValueError, match="no heading it matches has text after it"):
-        split_chapters("Chapter 1 A\nChapter 2 B\n", r"Chapter \d+ ")
+        split_chapters("Chapter 1 A\nChapter 2 B\n", r"Chapter \d+ ", min_words=1)
 
 
 def test_mis_decoded_punctuation_and_letters_are_put_back():

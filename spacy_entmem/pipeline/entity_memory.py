@@ -106,6 +106,7 @@ DEFAULT_MAX_BATCH_STEPS = 8192  # padded steps per memory batch (LitBank's ~2,00
         "name_ties_to_most_mentioned": False,
         "archive_size": 0,
         "protected_cells": 0,
+        "eviction": "least_used",
         "pronoun_agreement": [],
         "name_agreement": False,
         "pruning_bound": None,
@@ -129,7 +130,7 @@ def make_entity_memory(
     apposition_continuity: bool = False, syntactic_binding: bool = False, person_agreement: bool = False,
     singular_they: bool = False, reader_you: bool = False, title_agreement: bool = False,
     names_from_name_heads: bool = False, name_ties_to_most_mentioned: bool = False, archive_size: int = 0,
-    protected_cells: int = 0,
+    protected_cells: int = 0, eviction: str = "least_used",
 ) -> "EntityMemory":
     weights = LossWeights(self_link_weight, positive_weight, negative_weight, sparsity_weight,
                           full_link_weight, full_negatives, lm_weight)
@@ -149,8 +150,18 @@ def make_entity_memory(
         syntactic_binding=syntactic_binding, person_agreement=person_agreement, singular_they=singular_they,
         reader_you=reader_you, title_agreement=title_agreement, names_from_name_heads=names_from_name_heads,
         name_ties_to_most_mentioned=name_ties_to_most_mentioned, archive_size=archive_size,
-        protected_cells=protected_cells,
+        protected_cells=protected_cells, eviction=eviction,
     )
+
+
+def eviction_weights(eviction: str) -> Optional[numpy.ndarray]:
+    """The weights of the eviction policy a setting names: None for "least_used", the packaged learnt policy for
+    "learnt" (``training.eviction``), else the policy JSON file at that path; a clear error otherwise."""
+    if eviction == "least_used":
+        return None
+    from ..training.eviction import load_weights
+
+    return load_weights("packaged" if eviction == "learnt" else eviction)
 
 
 def check_book_settings(archive_size: Any, protected_cells: Any) -> None:
@@ -310,6 +321,7 @@ class EntityMemory(TrainablePipe):
         syntactic_binding: bool = False, person_agreement: bool = False, singular_they: bool = False,
         reader_you: bool = False, title_agreement: bool = False, names_from_name_heads: bool = False,
         name_ties_to_most_mentioned: bool = False, archive_size: int = 0, protected_cells: int = 0,
+        eviction: str = "least_used",
     ):
         weights = weights or LossWeights()
         _check_config(cluster_prefix, mentions_key, entity_threshold, weights, temperature_halving_examples,
@@ -329,6 +341,7 @@ class EntityMemory(TrainablePipe):
         check_beam_width(beam_width)
         check_max_batch_steps(max_batch_steps)
         check_book_settings(archive_size, protected_cells)
+        eviction_weights(eviction)
         register_extensions()
         self._negatives_rng = numpy.random.default_rng(0)
         self._upstreams: Optional[List[str]] = None  # the tok2vecs it listens to (``_check_vectors``), found once
@@ -372,6 +385,7 @@ class EntityMemory(TrainablePipe):
             "name_ties_to_most_mentioned": bool(name_ties_to_most_mentioned),
             "archive_size": int(archive_size),
             "protected_cells": int(protected_cells),
+            "eviction": str(eviction),
             "pruning_bound": pruning_bound,
             "beam_width": beam_width,
             "max_batch_steps": max_batch_steps,
@@ -515,6 +529,7 @@ class EntityMemory(TrainablePipe):
         archive_size, protected = self.cfg.get("archive_size", 0), self.cfg.get("protected_cells", 0)
         check_book_settings(archive_size, protected)
         module.archive_size, module.protected_cells = int(archive_size), int(protected)
+        module.eviction_weights = eviction_weights(self.cfg.get("eviction", "least_used"))
         bound = self.cfg.get("pruning_bound")
         check_pruning_bound(bound)
         module.pruning_bound = None if bound is None else float(bound)

@@ -213,6 +213,12 @@ def span_steps(spans: numpy.ndarray, attrs: numpy.ndarray, asks: numpy.ndarray, 
     return steps
 
 
+# what a learnt eviction policy reads of a cell (``CellState.eviction_features``)
+EVICTION_FEATURES = ("bias", "log idle tokens", "log mentions", "recency rank", "proper", "holds a name",
+                     "holds a person", "narrator", "I or you", "last mention a pronoun", "inanimate", "only times",
+                     "plural", "one mention", "log idle × log mentions")
+
+
 def is_name(attrs: numpy.ndarray) -> numpy.ndarray:
     """(B,) whether each candidate is a name: not a pronoun, its head one of its name words ("Jo", "Mr.
     Laurence"; not "Jo browsed over the new library")."""
@@ -316,6 +322,10 @@ class CellState:
         self.protected_cells = 0
         self.names_from_name_heads = False
         self.name_ties_to_most_mentioned = False
+        # a learnt eviction policy (``training.eviction``): weights over ``EVICTION_FEATURES`` (None: least used),
+        # and the first token of each document's current candidate (the cells' idle time is read off it)
+        self.eviction_weights: Optional[numpy.ndarray] = None
+        self.step_starts = numpy.zeros(batch, dtype="int64")
 
     @property
     def used(self) -> numpy.ndarray:
@@ -337,8 +347,8 @@ class CellState:
                 setattr(out, name, value[rows])
         out.strings, out.cells_with, out.names, out.roots, out.persons, taken = [], [], [], [], [], set()
         out.titles, out.archives = [], []
-        for name in ("protected_cells", "names_from_name_heads", "name_ties_to_most_mentioned"):
-            setattr(out, name, getattr(self, name))
+        for name in ("protected_cells", "names_from_name_heads", "name_ties_to_most_mentioned", "eviction_weights"):
+            setattr(out, name, getattr(self, name))  # (settings, not per-document rows)
         for row in rows.tolist():
             strings, cells_with, names = self.strings[row], self.cells_with[row], self.names[row]
             roots, persons, titles, archive = self.roots[row], self.persons[row], self.titles[row], self.archives[row]
@@ -362,6 +372,9 @@ class CellState:
         """(B,) the cell a new entity takes: an empty one (lowest index) or else the least used; with
         ``protected_cells`` = G, not one of the G most mentioned cells (Dual Cache's global cache: the main
         entities stay while the others churn)."""
+        if self.eviction_weights is not None:  # the learnt policy: evict the cell it scores highest
+            scores = self.eviction_features() @ self.eviction_weights
+            return numpy.argmax(numpy.where(self.used, scores, numpy.inf), axis=1)
         usage = numpy.where(self.used, self.usage, -1.0)
         if 0 < self.protected_cells < usage.shape[1]:
             protected = numpy.argsort(-self.count, axis=1, kind="stable")[:, :self.protected_cells]
@@ -369,6 +382,17 @@ class CellState:
             numpy.put_along_axis(usage, protected, numpy.where(
                 numpy.take_along_axis(self.used, protected, axis=1), numpy.inf, -1.0), axis=1)
         return numpy.argmin(usage, axis=1)
+
+    def eviction_features(self) -> numpy.ndarray:
+        """(B, N, len(EVICTION_FEATURES)) what a learnt eviction policy reads of each cell (see the names)."""
+        idle = numpy.maximum(self.step_starts[:, None] - self.last_end, 0)
+        rank = numpy.argsort(numpy.argsort(-self.usage, axis=1, kind="stable"), axis=1, kind="stable")
+        named = numpy.array([[bool(names) for names in row] for row in self.names])
+        columns = [numpy.ones_like(idle, dtype=float), numpy.log1p(idle), numpy.log1p(self.count),
+                   rank / max(self.entity.shape[1] - 1, 1), self.proper > 0, named, self.holds_person(),
+                   self.narrator > 0, self.spoken | self.reader, self.last_pronoun > 0, self.inanimate,
+                   self.time_only(), self.plural(), self.count == 1, numpy.log1p(idle) * numpy.log1p(self.count)]
+        return numpy.stack([numpy.asarray(column, dtype=float) for column in columns], axis=-1)
 
     def time_only(self) -> numpy.ndarray:
         """(B, N) cells that only time expressions have joined ("yesterday": no "it" refers to it)."""
@@ -834,6 +858,10 @@ class MentionMemory(nn.Module):
         # cells hold goes to the most mentioned of them
         self.archive_size = 0
         self.protected_cells = 0
+        # at inference: weights of a learnt eviction policy over ``EVICTION_FEATURES`` (None: least used), and a
+        # list that, when set, receives (document, step, cell features, cell entities) at every eviction
+        self.eviction_weights: Optional[numpy.ndarray] = None
+        self.eviction_log: Optional[list] = None
         self.title_agreement = False
         self.names_from_name_heads = False
         self.name_ties_to_most_mentioned = False
@@ -982,6 +1010,7 @@ class MentionMemory(nn.Module):
                     forced = join_where_free(forced, self.leader_cells(
                         state, leaders[:, t], t, step_entity, attrs, spans, disagree,
                         follower_t=None if followers is None else followers[:, t]))
+                state.step_starts = spans[:, t, 0]
                 holder = self.name_holders(state, attrs[:, t], spans[:, t, 0], active[:, t], disagree)
                 holder = self.binder_holders(state, attrs[:, t], active[:, t], disagree, holder)
                 holder = self.singular_they_holders(state, attrs[:, t], spans[:, t, 0], active[:, t], disagree,
@@ -989,6 +1018,8 @@ class MentionMemory(nn.Module):
                 holder = self.plural_they_holders(state, attrs[:, t], spans[:, t, 0], active[:, t], disagree,
                                                   holder, log_p)
                 decision = self._greedy(log_p.detach(), state, disagree, forced, holder)
+                if self.eviction_log is not None:
+                    self.log_evictions(state, decision, active[:, t], t)
                 if self.archive_size:
                     memory, memory_part = self.archive_and_restore(state, decision, memory, memory_part, attrs[:, t],
                                                                    active[:, t])
@@ -1025,8 +1056,18 @@ class MentionMemory(nn.Module):
         state.protected_cells = self.protected_cells
         state.names_from_name_heads = self.names_from_name_heads
         state.name_ties_to_most_mentioned = self.name_ties_to_most_mentioned
+        state.eviction_weights = self.eviction_weights
         if self.archive_size:
             state.archives = [EntityArchive(self.archive_size) for _ in state.archives]
+
+    def log_evictions(self, state: CellState, decision: Decision, active_t: numpy.ndarray, t: int) -> None:
+        """Append (document, step, cell features, cell entities) to ``eviction_log`` for each document whose
+        new entity evicts one (all cells in use): what ``training.eviction`` learns from."""
+        evicting = active_t & (decision.action == OVERWRITE) & state.used.all(axis=1)
+        if evicting.any():
+            features = state.eviction_features()
+            for b in numpy.flatnonzero(evicting).tolist():
+                self.eviction_log.append((b, t, features[b].copy(), state.entity[b].copy()))
 
     def archive_and_restore(self, state: CellState, decision: Decision, memory: torch.Tensor,
                             memory_part: torch.Tensor, attrs_t: numpy.ndarray,
