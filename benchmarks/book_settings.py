@@ -35,7 +35,8 @@ def main() -> None:
     parser.add_argument("--only", action="append", default=[], help="run only the rows whose name starts so")
     args = parser.parse_args()
     chosen = json.loads(args.all)
-    variants = [("none", dict(OFF))] + [(f"only {name}", {**OFF, name: value}) for name, value in chosen.items()]
+    variants = [("none", dict(OFF))] + [(f"only {name}", {**OFF, name: value}) for name, value in chosen.items()
+                                        if value != OFF[name]]
     variants += [("all", chosen)] + [(f"all without {name}", {**chosen, name: OFF[name]}) for name in chosen
                                      if chosen[name] != OFF[name]]
     variants += [(f"all, {name} = {value}", {**chosen, **{name: value}}) for name, value in

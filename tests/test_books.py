@@ -84,3 +84,24 @@ def test_the_chart_counts_mentions_chapter_by_chapter():
 
     records = [MentionRecord(0, chapter, 0, 1, 0, "Jo", "name", 2, 1, "person") for chapter in (0, 0, 2)]
     assert chapter_counts([summarise(0, records)], 4).tolist() == [[2, 0, 1, 0]]
+
+
+@pytest.mark.corpus  # the shared novels: ENTMEM_DATA=../shared/data
+def test_little_women_lists_each_sister_once_and_keeps_the_march_elders_apart():
+    from tests.conftest import DATA
+
+    from spacy_entmem.evaluation.character_keys import load_key, score_entities
+
+    key = load_key(Path(__file__).parent / "fixtures" / "data" / "books" / "little_women.json")
+    chapters = split_chapters((DATA / "novels" / key.book).read_text(encoding="utf8"), key.chapters)[:3]
+    reader, _ = read_book(spacy_entmem.load_default(), chapters)  # the front matter and chapters one and two
+    people = reader.entities("person")
+    names = [entity.name for entity in people]
+    for sister in ("Jo", "Meg", "Beth", "Amy"):
+        assert names.count(sister) == 1, (sister, names[:20])
+    rows = {entity.name: entity for entity in people}
+    assert "Mrs. March" in rows and not {"Meg", "Jo", "Amy"} & set(rows["Mrs. March"].aliases)
+    score = score_entities(people, key, main=("Jo", "Meg", "Beth", "Amy"))
+    assert all(c.largest_share > 0.5 for c in score.characters) and len(score.merged) <= 1
+    raw = reader.entities("person", merge_characters=False)
+    assert len(raw) > len(people)  # the table merged some of the memory's entities into characters

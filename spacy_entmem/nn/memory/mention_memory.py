@@ -469,14 +469,6 @@ class CellState:
             elif title in ELDER_TITLES and title not in held:
                 words = {word for word in attrs[b, NAME_WORDS].tolist() if word >= 0}
                 clash[k] = bool(words) and words < self.names[b][i]
-        # and the other way round: a surname alone, with no elder's title, never joins a cell of an elder of that
-        # name ("young Hawkins" and a cell holding "Mrs. Hawkins")
-        surname = is_name(attrs[rows]) & ~numpy.isin(attrs[rows, TITLE], tuple(ELDER_TITLES)) & (
-            (attrs[rows, NAME_WORDS] >= 0).sum(axis=1) == 1)
-        for k in numpy.flatnonzero(surname).tolist():
-            b, i = rows[k], cells[k]
-            if self.titles[b][i] and self.titles[b][i] <= ELDER_TITLES:
-                clash[k] = self.names[b][i] == {int(attrs[b, NAME_WORDS][0])}
         return clash
 
     def unseen_name(self, attrs: numpy.ndarray) -> numpy.ndarray:
