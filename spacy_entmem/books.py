@@ -100,6 +100,27 @@ def _cp1252_bytes(text: str) -> bytes:
     return b"".join(bytes([ord(ch)]) if 0x80 <= ord(ch) <= 0x9f else ch.encode("cp1252") for ch in text)
 
 
+def fit_chapters(chapters: Sequence[Chapter], max_chars: int, piece_words: int = DEFAULT_PIECE_WORDS) -> List[Chapter]:
+    """The chapters, each one longer than ``max_chars`` characters (spaCy's ``nlp.max_length``) cut into pieces of
+    paragraphs ("CHAPTER 9 (part 2)"), and a paragraph still too long cut at the last space before the limit."""
+    fitted = []
+    for chapter in chapters:
+        if len(chapter.text) <= max_chars:
+            fitted.append(chapter)
+            continue
+        pieces = []
+        for piece in split_chapters(chapter.text, None, piece_words):
+            text = piece.text
+            while len(text) > max_chars:
+                cut = text.rfind(" ", 0, max_chars)
+                cut = cut if cut > 0 else max_chars
+                pieces.append(text[:cut])
+                text = text[cut:]
+            pieces.append(text)
+        fitted.extend(Chapter(f"{chapter.title} (part {k})", text) for k, text in enumerate(pieces, start=1))
+    return fitted
+
+
 def read_book(nlp: Language, chapters: Sequence[Chapter], batch_size: int = 4) -> Tuple[Reader, List[int]]:
     """A ``Reader`` that has read the chapters as one stream (its ``entities()`` are the book's), and the
     position (tokens into the stream) where each chapter starts."""

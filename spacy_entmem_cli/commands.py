@@ -863,7 +863,9 @@ def entities(
     ones appear, chapter by chapter. Exit codes as annotate's: 2 for a wrong option or a missing file, 1 for a
     file that is not text in --encoding, 0 for an empty one (nothing to read)."""
     from spacy_entmem.batch.inputs import check_encoding, decode_text
-    from spacy_entmem.books import plot_entity_chart, read_book, repair_mojibake, split_chapters, write_entities_csv
+    from spacy_entmem.books import (
+        fit_chapters, plot_entity_chart, read_book, repair_mojibake, split_chapters, write_entities_csv,
+    )
     from spacy_entmem.pipeline.entities import PERSON_KIND, PLACE_KIND, ORGANISATION_KIND, OTHER_KIND
 
     if kind is not None and kind not in (PERSON_KIND, PLACE_KIND, ORGANISATION_KIND, OTHER_KIND):
@@ -891,7 +893,13 @@ def entities(
             msg.fail(str(error), exits=2)
         msg.warn(f"{error}: read in pieces of about {piece_words} words instead")
         pieces = split_chapters(text, None, piece_words)
-    reader, starts = read_book(load_for_command(model), pieces)
+    nlp = load_for_command(model)
+    fitted = fit_chapters(pieces, nlp.max_length, piece_words)
+    if len(fitted) > len(pieces):
+        msg.warn(f"{book}: {len(fitted) - len(pieces)} more pieces: chapters longer than {nlp.max_length:,} "
+                 "characters (nlp.max_length) are read in pieces of paragraphs")
+        pieces = fitted
+    reader, starts = read_book(nlp, pieces)
     found = reader.entities(kind)
     msg.good(f"{book}: {len(pieces)} chapter(s), {reader.tokens_read:,} tokens, {len(found)} entities"
              + (f" of kind {kind}" if kind else "") + f" ({sum(e.kind == PERSON_KIND for e in found)} people)")

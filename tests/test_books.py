@@ -105,3 +105,15 @@ def test_little_women_lists_each_sister_once_and_keeps_the_march_elders_apart():
     assert all(c.largest_share > 0.5 for c in score.characters) and len(score.merged) <= 1
     raw = reader.entities("person", merge_characters=False)
     assert len(raw) > len(people)  # the table merged some of the memory's entities into characters
+
+
+def test_a_chapter_longer_than_the_pipeline_reads_is_cut_into_pieces_and_nothing_is_lost():
+    from spacy_entmem.books import Chapter, fit_chapters
+
+    paragraphs = "\n\n".join("word " * 30 for _ in range(6))  # six paragraphs of 150 characters
+    chapters = [Chapter("CHAPTER 1", "short"), Chapter("CHAPTER 2", paragraphs), Chapter("CHAPTER 3", "x " * 400)]
+    fitted = fit_chapters(chapters, max_chars=400, piece_words=60)
+    assert [c.title for c in fitted][:3] == ["CHAPTER 1", "CHAPTER 2 (part 1)", "CHAPTER 2 (part 2)"]
+    assert all(len(c.text) <= 400 for c in fitted)
+    words = lambda cs: " ".join(c.text for c in cs).split()  # noqa: E731
+    assert words(fitted) == words(chapters)  # every word read once (a paragraph of 800 characters: cut at spaces)

@@ -158,9 +158,7 @@ def merge_characters(entities: Sequence, summarise) -> List:
 
 def _merged(members: List, summarise):
     if len(members) == 1:
-        entity = members[0]
-        entity.ids = [entity.id]
-        return entity
+        return members[0]
     leader = max(members, key=lambda e: (e.n_mentions, -e.mentions[0].stream_start))
     records = sorted((r for e in members for r in e.mentions), key=lambda r: (r.stream_start, r.end))
     entity = summarise(leader.id, records)

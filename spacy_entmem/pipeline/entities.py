@@ -86,7 +86,7 @@ class Entity:
     first: Tuple[int, int]  # (text index, token index) of the first mention
     last: Tuple[int, int]
     mentions: List[MentionRecord] = field(repr=False, default_factory=list)
-    ids: List[int] = field(default_factory=list)  # the memory's entity ids merged into this row (``characters``)
+    ids: List[int] = field(default_factory=list)  # the memory's entity ids in this row (several: ``characters``)
 
     @property
     def n_mentions(self) -> int:
@@ -98,7 +98,7 @@ class Entity:
                 "number": self.number, "mentions": self.n_mentions, **{f"{t}s": self.counts[t] for t in MENTION_TYPES},
                 "first_text": self.first[0], "first_token": self.first[1], "last_text": self.last[0],
                 "last_token": self.last[1], "aliases": " | ".join(self.aliases),
-                "entity_ids": " ".join(map(str, self.ids or [self.id]))}
+                "entity_ids": " ".join(map(str, self.ids))}
 
 
 def mention_records(doc: Doc, text_index: int = 0, offset: int = 0) -> List[MentionRecord]:
@@ -171,7 +171,7 @@ def summarise(entity: int, records: Sequence[MentionRecord]) -> Entity:
     kind = max(KIND_ORDER, key=lambda k: (votes[k], -KIND_ORDER.index(k))) if votes else OTHER_KIND
     return Entity(entity, canonical, aliases, kind, gender, number, {t: counts.get(t, 0) for t in MENTION_TYPES},
                   (records[0].text_index, records[0].start), (records[-1].text_index, records[-1].start),
-                  list(records))
+                  list(records), [entity])
 
 
 def canonical_name(names: Sequence[MentionRecord], texts: Counter) -> str:
