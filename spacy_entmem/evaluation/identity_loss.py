@@ -8,8 +8,9 @@ key (``character_keys``):
   mentions, how many belonged to a keyed character who is named again later, and how long they had been idle;
 - restarts: a keyed character's name that began a new entity although the character had one already, split by
   whether one of that character's entities was still in a cell (``restart_live``) or none was
-  (``restart_evicted``); and, with no key, a full name ("Jo March") that began a new entity while an entity an
-  earlier mention of that full name belongs to was in a cell (``full_name_restart_live``);
+  (``restart_evicted``); and, with no key, a mention that is a full name and nothing more ("Jo March", not "Tom
+  Redruth or young Hawkins") that began a new entity while an entity an earlier such mention belongs to was in a
+  cell (``full_name_restart_live``);
 - new entities that stayed singletons, by what they are: a speaker's I / you / we, a vocative or "my dear", a span
   of five or more tokens, a span holding another mention, a name, another pronoun, another nominal;
 - joins across more than ``TRAINING_SPAN`` tokens (longer than any training document).
@@ -23,6 +24,7 @@ from spacy.tokens import Doc
 
 from ..pipeline.memory_log import COREF, IGNORE, OVERWRITE
 from ..pipeline.characters import name_key
+from ..pipeline.entities import is_pure_name
 from .character_keys import CharacterKey, mention_name
 
 TRAINING_SPAN = 2500  # tokens: LitBank's documents are about 2,000 words, the longest training texts shorter
@@ -118,7 +120,7 @@ class IdentityLog:
                     named = character_of_entity.get(evicted)
                     if named and last_named.get(named.most_common(1)[0][0], -1) > step.position:
                         main_evicted += 1
-                full = name_key(step.text)
+                full = name_key(step.text) if is_pure_name(step.text) else None
                 if full is not None and len(full[1]) >= 2 and full_name_entities.get(full[1], set()) & (
                         set(cells.values()) - {cells.get(step.cell)}):
                     full_name_restarts += 1  # (the entity the new one evicts was in memory until this step)
@@ -135,7 +137,7 @@ class IdentityLog:
                 cells[step.cell] = step.entity
             if character is not None:
                 character_entities.setdefault(character, set()).add(step.entity)
-            full = name_key(step.text)
+            full = name_key(step.text) if is_pure_name(step.text) else None
             if full is not None and len(full[1]) >= 2:
                 full_name_entities.setdefault(full[1], set()).add(step.entity)
             last_use[step.entity] = step.end
