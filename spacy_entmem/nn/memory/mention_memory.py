@@ -376,7 +376,7 @@ class CellState:
             scores = self.eviction_features() @ self.eviction_weights
             return numpy.argmax(numpy.where(self.used, scores, numpy.inf), axis=1)
         usage = numpy.where(self.used, self.usage, -1.0)
-        if 0 < self.protected_cells < usage.shape[1]:
+        if 0 < self.protected_cells < usage.shape[1] and self.used.all(axis=1).any():  # (else an empty cell is taken)
             protected = numpy.argsort(-self.count, axis=1, kind="stable")[:, :self.protected_cells]
             usage = usage.copy()
             numpy.put_along_axis(usage, protected, numpy.where(
@@ -1072,12 +1072,15 @@ class MentionMemory(nn.Module):
         if not acting.any():
             return memory, memory_part
         names = attrs_t[:, NAME_WORDS]
+        rows = numpy.arange(len(acting))
+        evicting = acting & (decision.action == OVERWRITE) & (state.entity[rows, decision.cell] >= 0)
+        asking = acting & is_name(attrs_t)  # (only a name looks its entity up)
         restored_rows, vectors = [], []
-        for b in numpy.flatnonzero(acting).tolist():
+        for b in numpy.flatnonzero(evicting | asking).tolist():
             archive = state.archives[b]
             if archive is None:
                 continue
-            words = {word for word in names[b].tolist() if word >= 0} if is_name(attrs_t[b:b + 1])[0] else set()
+            words = {word for word in names[b].tolist() if word >= 0} if asking[b] else set()
             cell = int(decision.cell[b])
             if decision.action[b] == COREF and not (words and state.names[b][cell] and not words <= state.names[b][cell]):
                 continue  # (a join: only one into a cell that holds other names asks the archive)
