@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
+import numpy
 from spacy.language import Language
 
 from .pipeline.entities import Entity
@@ -27,9 +28,9 @@ def split_chapters(text: str, pattern: Optional[str] = None, piece_words: int = 
                    min_words: int = MIN_CHAPTER_WORDS) -> List[Chapter]:
     """The book's chapters: with ``pattern`` (a regular expression matched at the start of a line, e.g.
     ``"CHAPTER [IVXLC]+"``), a new chapter at each line that matches and has at least ``min_words`` words before
-    the next such line (or a quarter of the longest chapter's words, if fewer; at least one) (headings with fewer between them, a table of contents, an empty chapter or "VOLUME
-    THREE", stay with the text before them;
-    text before the first chapter is a chapter of its own if it holds any words); else paragraphs (split at blank
+    the next such line, or a quarter of the longest chapter's words if fewer, at least one (headings with fewer
+    between them, a table of contents, an empty chapter or "VOLUME THREE", stay with the text before them; text
+    before the first chapter is a chapter of its own if it holds any words); else paragraphs (split at blank
     lines) grouped into pieces of about ``piece_words`` words. Nothing is lost: the chapters' texts joined are
     the text. An invalid pattern or one that matches no line is an error that says so."""
     if pattern:
@@ -159,7 +160,6 @@ def plot_entity_chart(entities: Sequence[Entity], path: Path, chapter_starts: Se
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import numpy
 
     shown = list(entities)[:top]
     if not shown:
@@ -190,10 +190,8 @@ def plot_entity_chart(entities: Sequence[Entity], path: Path, chapter_starts: Se
     return [entity.name for entity in shown]
 
 
-def chapter_counts(entities: Sequence[Entity], n_chapters: int) -> "numpy.ndarray":
+def chapter_counts(entities: Sequence[Entity], n_chapters: int) -> numpy.ndarray:
     """(entities, chapters) how many mentions each entity has in each text of the stream."""
-    import numpy
-
     counts = numpy.zeros((len(entities), n_chapters), dtype=int)
     for row, entity in enumerate(entities):
         for mention in entity.mentions:

@@ -96,8 +96,8 @@ class IdentityLog:
         counts = Counter(step.entity for step in self.steps)
         character_of_entity: Dict[int, Counter] = {}
         last_named: Dict[str, int] = {}
-        for step in self.steps:
-            character = index.get(mention_name(step.text))
+        characters = [index.get(mention_name(step.text)) for step in self.steps]
+        for step, character in zip(self.steps, characters):
             if character is not None:
                 character_of_entity.setdefault(step.entity, Counter())[character] += 1
                 last_named[character] = step.position
@@ -109,8 +109,9 @@ class IdentityLog:
         restart_live = restart_evicted = full_name_restarts = 0
         full_name_entities: Dict[tuple, set] = {}  # a full name ("Jo March") -> the entities it was a mention of
         long_joins = joins = 0
-        for step in self.steps:
-            character = index.get(mention_name(step.text))
+        for step, character in zip(self.steps, characters):
+            full = name_key(step.text) if is_pure_name(step.text) else None
+            full = full[1] if full is not None and len(full[1]) >= 2 else None  # a full name and nothing more
             if step.action == OVERWRITE:
                 evicted = cells.get(step.cell)
                 if evicted is not None and evicted != step.entity:
@@ -120,8 +121,7 @@ class IdentityLog:
                     named = character_of_entity.get(evicted)
                     if named and last_named.get(named.most_common(1)[0][0], -1) > step.position:
                         main_evicted += 1
-                full = name_key(step.text) if is_pure_name(step.text) else None
-                if full is not None and len(full[1]) >= 2 and full_name_entities.get(full[1], set()) & (
+                if full is not None and full_name_entities.get(full, set()) & (
                         set(cells.values()) - {cells.get(step.cell)}):
                     full_name_restarts += 1  # (the entity the new one evicts was in memory until this step)
                 if character is not None and character_entities.get(character, set()) - {step.entity}:
@@ -137,9 +137,8 @@ class IdentityLog:
                 cells[step.cell] = step.entity
             if character is not None:
                 character_entities.setdefault(character, set()).add(step.entity)
-            full = name_key(step.text) if is_pure_name(step.text) else None
-            if full is not None and len(full[1]) >= 2:
-                full_name_entities.setdefault(full[1], set()).add(step.entity)
+            if full is not None:
+                full_name_entities.setdefault(full, set()).add(step.entity)
             last_use[step.entity] = step.end
             seen[step.entity] += 1
         new_entities = sum(step.action == OVERWRITE for step in self.steps)

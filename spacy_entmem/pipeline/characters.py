@@ -135,8 +135,7 @@ def merge_characters(entities: Sequence, summarise) -> List:
     wrong pronoun joined, not another person)."""
     named = {name_key(m.text) for entity in entities for m in entity.mentions if m.mention_type == "name"} - {None}
     keyed = [(entity, main_name(entity, named)) for entity in entities]
-    inventory = {name_key(m.text) for entity in entities for m in entity.mentions if m.mention_type == "name"} - {None}
-    mapping = character_keys([key for _, key in keyed if key is not None], inventory)
+    mapping = character_keys([key for _, key in keyed if key is not None], named)
     groups: Dict[NameKey, List] = defaultdict(list)
     merged = [entity for entity, key in keyed if key is None]
     for entity, key in keyed:

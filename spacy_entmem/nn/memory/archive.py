@@ -41,14 +41,14 @@ class ArchivedEntity:
 
     def to_list(self) -> list:
         return [self.entity, self.vector.astype("float32").tolist(),
-                {name: _plain(value) for name, value in self.arrays.items()},
-                {name: sorted(map(_plain, cell)) for name, cell in self.sets.items()}, self.order]
+                {name: plain(value) for name, value in self.arrays.items()},
+                {name: sorted(map(plain, cell)) for name, cell in self.sets.items()}, self.order]
 
     @classmethod
     def from_list(cls, row: list) -> "ArchivedEntity":
         entity, vector, arrays, sets, order = row
         return cls(int(entity), numpy.asarray(vector, dtype="float32"), dict(arrays),
-                   {name: set(map(_hashable, cell)) for name, cell in sets.items()}, int(order))
+                   {name: set(map(hashable, cell)) for name, cell in sets.items()}, int(order))
 
 
 class EntityArchive:
@@ -143,7 +143,8 @@ class EntityArchive:
         return out
 
 
-def _plain(value):
+def plain(value):
+    """A value as msgpack / JSON holds it: a tuple as a list, a numpy scalar as a Python number."""
     if isinstance(value, tuple):
         return list(value)
     if isinstance(value, numpy.generic):
@@ -151,5 +152,6 @@ def _plain(value):
     return value
 
 
-def _hashable(value):
+def hashable(value):
+    """The other way round: a list (a tuple written as msgpack / JSON) back as a tuple, to go into a set."""
     return tuple(value) if isinstance(value, list) else value

@@ -18,7 +18,7 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 
 import numpy
 
-from .archive import EntityArchive
+from .archive import EntityArchive, hashable, plain
 
 # the per-cell arrays of ``CellState`` (row b of each is one document's)
 CELL_ARRAYS = ("entity", "usage", "last_end", "count", "gender", "number", "last_pronoun", "last_quoted", "proper",
@@ -73,7 +73,7 @@ class CarriedMemory:
             "format": FORMAT,
             "vectors": self.vectors.astype("float32").tolist(),
             "arrays": {name: value.tolist() for name, value in self.arrays.items()},
-            "sets": {name: [sorted(map(_plain, cell)) for cell in cells] for name, cells in self.sets.items()},
+            "sets": {name: [sorted(map(plain, cell)) for cell in cells] for name, cells in self.sets.items()},
             "next_entity": self.next_entity,
             "texts_read": self.texts_read,
             "tokens_read": self.tokens_read,
@@ -91,7 +91,7 @@ class CarriedMemory:
         if missing:
             raise ValueError(f"[spacy-entmem] this memory state lacks the fields {missing}")
         arrays = {name: numpy.asarray(data["arrays"][name], dtype=_DTYPES.get(name, "int64")) for name in CELL_ARRAYS}
-        sets = {name: [set(map(_hashable, cell)) for cell in data["sets"][name]] for name in CELL_SETS}
+        sets = {name: [set(map(hashable, cell)) for cell in data["sets"][name]] for name in CELL_SETS}
         archive = None if data.get("archive") is None else EntityArchive.from_list(data["archive"])
         return cls(numpy.asarray(data["vectors"], dtype="float32"), arrays, sets, int(data["next_entity"]),
                    int(data.get("texts_read", 0)), int(data.get("tokens_read", 0)), dict(data.get("extra", {})),
@@ -100,14 +100,6 @@ class CarriedMemory:
 
 _DTYPES = {"usage": "float64", "inanimate": bool, "temporal": bool, "untimed": bool, "narrator": "int64",
            "person_noun": bool, "third_person": bool}
-
-
-def _plain(value):
-    return list(value) if isinstance(value, tuple) else value
-
-
-def _hashable(value):
-    return tuple(value) if isinstance(value, list) else value
 
 
 def export_row(state, vectors: numpy.ndarray, row: int) -> CarriedMemory:

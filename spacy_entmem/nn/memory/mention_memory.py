@@ -23,7 +23,7 @@ cell acted on (so the least-used cell is the least recently used one). A cell th
 entity: a later mention of it starts a new one (bounded memory).
 """
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 import numpy
 import torch
@@ -383,10 +383,14 @@ class CellState:
                 numpy.take_along_axis(self.used, protected, axis=1), numpy.inf, -1.0), axis=1)
         return numpy.argmin(usage, axis=1)
 
+    def recency_rank(self) -> numpy.ndarray:
+        """(B, N) each cell's rank by usage, 0 = the most recently used."""
+        return numpy.argsort(numpy.argsort(-self.usage, axis=1, kind="stable"), axis=1, kind="stable")
+
     def eviction_features(self) -> numpy.ndarray:
         """(B, N, len(EVICTION_FEATURES)) what a learnt eviction policy reads of each cell (see the names)."""
         idle = numpy.maximum(self.step_starts[:, None] - self.last_end, 0)
-        rank = numpy.argsort(numpy.argsort(-self.usage, axis=1, kind="stable"), axis=1, kind="stable")
+        rank = self.recency_rank()
         named = numpy.array([[bool(names) for names in row] for row in self.names])
         columns = [numpy.ones_like(idle, dtype=float), numpy.log1p(idle), numpy.log1p(self.count),
                    rank / max(self.entity.shape[1] - 1, 1), self.proper > 0, named, self.holds_person(),
@@ -462,13 +466,8 @@ class CellState:
         ("Mrs. March" and a cell holding "Meg March")."""
         clash = numpy.zeros(len(rows), dtype=bool)
         for k in numpy.flatnonzero(attrs[rows, TITLE] > 0).tolist():
-            b, i, title = rows[k], cells[k], int(attrs[rows[k], TITLE])
-            held = self.titles[b][i]
-            if title in TITLE_CLASHES and any(t != title and t in TITLE_CLASHES for t in held):
-                clash[k] = True
-            elif title in ELDER_TITLES and title not in held:
-                words = {word for word in attrs[b, NAME_WORDS].tolist() if word >= 0}
-                clash[k] = bool(words) and words < self.names[b][i]
+            b, i = rows[k], cells[k]
+            clash[k] = titles_clash(attrs[b], self.titles[b][i], self.names[b][i])
         return clash
 
     def unseen_name(self, attrs: numpy.ndarray) -> numpy.ndarray:
@@ -596,8 +595,7 @@ class CellState:
             self.last_pronoun == 0, 3, numpy.where(self.last_pronoun == pronoun, 1, 2)))
         distance = numpy.searchsorted(DISTANCE_EDGES, numpy.maximum(starts[:, None] - self.last_end, 0), "right")
         count = numpy.searchsorted(COUNT_EDGES, self.count, "right")
-        # 0 = the most recently used cell
-        rank = numpy.argsort(numpy.argsort(-self.usage, axis=1, kind="stable"), axis=1, kind="stable")
+        rank = self.recency_rank()
         quote = 2 * attrs[:, QUOTED, None] + self.last_quoted
         features = numpy.stack([
             exact, head,
@@ -1439,8 +1437,7 @@ def restore_cell(state: CellState, row: int, cell: int, archived: ArchivedEntity
         getattr(state, name)[row][cell] = set(archived.sets[name])
     for key in state.strings[row][cell]:
         index.setdefault(key, set()).add(cell)
-    state.spoken[row, cell] = any(p in SPOKEN_PERSONS for _, p in state.persons[row][cell])
-    state.reader[row, cell] = any(p == READER for _, p in state.persons[row][cell])
+    state.derive_person_flags(row)
 
 
 def archived_match(archived: ArchivedEntity, attrs: numpy.ndarray) -> bool:
@@ -1449,13 +1446,21 @@ def archived_match(archived: ArchivedEntity, attrs: numpy.ndarray) -> bool:
     gender, held = int(attrs[GENDER]), int(archived.arrays["gender"])
     if IS_PERSONAL_GENDER[gender] and IS_PERSONAL_GENDER[held] and gender != held:
         return False
-    title, titles = int(attrs[TITLE]), archived.sets["titles"]
+    return not titles_clash(attrs, archived.sets["titles"], archived.names)
+
+
+def titles_clash(attrs: numpy.ndarray, titles: Set[int], names: Set[int]) -> bool:
+    """Whether a candidate with attributes ``attrs`` (A,) clashes with an entity holding ``titles`` and name words
+    ``names``: a titled name of a group that never shares a person with one the entity holds ("Mrs. March" and
+    "Mr. March"), or an elder's title the entity never had while it holds all the candidate's name words and a
+    given name more ("Mrs. March" and "Meg March")."""
+    title = int(attrs[TITLE])
     if title in TITLE_CLASHES and any(t != title and t in TITLE_CLASHES for t in titles):
-        return False
+        return True
     if title in ELDER_TITLES and title not in titles:
         words = {word for word in attrs[NAME_WORDS].tolist() if word >= 0}
-        return not words < archived.names
-    return True
+        return bool(words) and words < names
+    return False
 
 
 def loop_steps(pruned: numpy.ndarray, n_spans: torch.Tensor) -> numpy.ndarray:
