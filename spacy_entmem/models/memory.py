@@ -243,27 +243,36 @@ LEARNT_PERSON_NOUNS = True
 def packaged_person_nouns() -> FrozenSet[str]:
     """The head nouns the packaged head-kind lexicon (``spacy_entmem/resources/head_kinds.json``, learnt from
     the training corpora's typed mentions) gives the kind "person", with ``LEARNT_PERSON_NOUNS`` those of the
-    packaged person-noun list too (``spacy_entmem/resources/person_nouns.json``)."""
+    packaged person-noun lists too (``learnt_person_nouns``)."""
     return _person_nouns(LEARNT_PERSON_NOUNS)
+
+
+@lru_cache(maxsize=1)
+def learnt_person_nouns() -> FrozenSet[str]:
+    """The packaged lists of nouns for people: the encoder-learnt one (``spacy_entmem/resources/person_nouns.json``)
+    and WordNet's (``spacy_entmem/resources/person_nouns_wordnet.json``: "mechanic", "translator")."""
+    from ..corpora.person_nouns import PACKAGED_PERSON_NOUNS, load_person_nouns
+    from ..corpora.wordnet_person_nouns import PACKAGED_WORDNET_PERSON_NOUNS
+
+    return load_person_nouns(PACKAGED_PERSON_NOUNS) | load_person_nouns(PACKAGED_WORDNET_PERSON_NOUNS)
 
 
 @lru_cache(maxsize=2)
 def _person_nouns(learnt: bool) -> FrozenSet[str]:
     from ..corpora.head_kinds import PACKAGED_HEAD_KINDS, PERSON, load_head_kinds
-    from ..corpora.person_nouns import PACKAGED_PERSON_NOUNS, load_person_nouns
 
     typed = frozenset(word for word, kind in load_head_kinds(PACKAGED_HEAD_KINDS).items() if kind == PERSON)
-    return typed | load_person_nouns(PACKAGED_PERSON_NOUNS) if learnt else typed
+    return typed | learnt_person_nouns() if learnt else typed
 
 
 @lru_cache(maxsize=1)
 def packaged_common_person_nouns() -> FrozenSet[str]:
-    """The common nouns for people of the packaged person-noun list (``spacy_entmem/resources/person_nouns.json``):
-    the typed training mentions' heads that the training texts use as common nouns, and the learnt ones; not the
-    names the head-kind lexicon holds ("oak")."""
+    """The common nouns for people of the packaged person-noun lists: the typed training mentions' heads that the
+    training texts use as common nouns, and the learnt and WordNet ones (``learnt_person_nouns``); not the names
+    the head-kind lexicon holds ("oak")."""
     from ..corpora.person_nouns import PACKAGED_PERSON_NOUNS, load_person_nouns
 
-    return load_person_nouns(PACKAGED_PERSON_NOUNS, "typed") | load_person_nouns(PACKAGED_PERSON_NOUNS)
+    return load_person_nouns(PACKAGED_PERSON_NOUNS, "typed") | learnt_person_nouns()
 
 
 def is_teacher_forced(model: Model) -> bool:
