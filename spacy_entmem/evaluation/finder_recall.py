@@ -7,25 +7,11 @@ from typing import AbstractSet, Dict, Iterable, List, Tuple
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..pipeline.mention_attributes import COMMON_NOUN_TAGS, PRONOUNS, names_people
+from ..pipeline.syntax import mention_form
 from ..pipeline.span_proposals import CANDIDATES_KEY
-from ..pipeline.syntax import span_root
 from ..training.targets import gold_clusters
 from .coref_evaluate import reference_inputs
 
-FORMS = ("pronoun", "name", "person nominal", "other nominal")
-
-
-def mention_form(doc: Doc, start: int, end: int, person_nouns: AbstractSet[str]) -> str:
-    """The form of ``doc[start:end]`` (``FORMS``), read off its parse root in the predicted ``doc``."""
-    if end - start == 1 and doc[start].lower_ in PRONOUNS:
-        return FORMS[0]
-    head = doc[span_root(doc, start, end)]
-    if head.tag_ in ("NNP", "NNPS"):
-        return FORMS[1]
-    if head.tag_ in COMMON_NOUN_TAGS and names_people(head.lower_, head.tag_ == "NNS", person_nouns):
-        return FORMS[2]
-    return FORMS[3]
 
 
 def gold_types(doc: Doc) -> Dict[Tuple[int, int], str]:

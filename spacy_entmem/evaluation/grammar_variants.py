@@ -2,40 +2,15 @@
 parse or the speakers' turns, the parse's places and time expressions in the animacy rule, the parser itself,
 and the finer switches of those rules (``SWITCHES``)."""
 from contextlib import contextmanager
-from typing import Dict, Iterable, Iterator, Mapping, Optional, Tuple
+from typing import Iterable, Iterator, Mapping, Optional
 
 from spacy.language import Language
 
-from ..models import memory as memory_model
-from ..nn.memory import mention_memory
-from ..pipeline import mention_attributes, span_proposals, speakers, syntax, turns
+from ..linguistics.switches import SWITCH_NAMES, using
+from ..pipeline import syntax
 
 GRAMMAR_RULES = ("syntactic_binding", "person_agreement", "singular_they", "reader_you")
-# name → (module, its module-level flag): the parts of the rules an ablation can switch off one by one
-SWITCHES: Dict[str, Tuple[object, str]] = {
-    "impersonal_it": (mention_memory, "IMPERSONAL_IT"),  # person_agreement: "it" never joins an I / you cell
-    "we_person": (turns, "WE_IS_A_PERSON"),  # person_agreement: we / us / our is a person of its own
-    "times_are_nobody": (mention_memory, "TIMES_ARE_NOBODY"),  # animacy: "yesterday" never joins a person
-    "plural_they": (mention_memory, "PLURAL_THEY_JOINS_NEAR"),  # a new "they" joins the people of a near plural
-    "signature": (turns, "SIGNATURE_IS_THE_WRITER"),  # person_agreement: "Best, Mark" is the letter's writer
-    "possessed_third": (turns, "POSSESSED_ARE_THIRD_PERSON"),  # person_agreement: "our accountant" is a third person
-    "brackets": (syntax, "BRACKETED_CLAUSES_ALONE"),  # binding: a bracketed clause shares no subject
-    "datives": (syntax, "REPAIR_DATIVES"),  # binding: a possessor that cannot be one is a dative
-    "they_among_all_people": (mention_memory, "THEY_AMONG_ALL_PEOPLE"),  # singular they: one person near
-    "they_person_nouns": (mention_memory, "THEY_NEEDS_PERSON_NOUN"),  # singular they: nouns for people only
-    "learnt_person_nouns": (memory_model, "LEARNT_PERSON_NOUNS"),  # singular they: the learnt nouns for people
-    "labelled_voices": (mention_attributes, "LABELLED_VOICES"),  # "Nurse: … / Patient: my …": the patient's I
-    "person_noun_plurals": (mention_attributes, "PLURALS_OF_PERSON_NOUNS"),  # "engineers" is "engineer" plural
-    "person_nouns_not_names": (mention_attributes, "PERSON_NOUNS_NOT_NAMES"),  # no name is a person noun
-    "clauses_cover_nothing": (span_proposals, "CLAUSES_COVER_NOTHING"),  # finder: a clause covers no person noun
-    "fragments_cover_nothing": (span_proposals, "FRAGMENTS_COVER_NOTHING"),  # finder: nor does a non-constituent
-    "reported_they": (mention_memory, "REPORTED_THEY"),  # singular they: "The gardener said that they …"
-    "they_joins": (mention_memory, "THEY_JOINS_ITS_PERSON"),  # singular they: joins its one person's cell
-    "telling": (speakers, "TELLING_ATTRIBUTES"),  # speakers: "…," Robert told Sarah
-    "addressees": (speakers, "ADDRESSEES"),  # speaker_continuity: a quoted you joins its addressee
-    "later_leaders": (mention_memory, "FOLLOW_LATER_LEADERS"),  # speaker_continuity: "“I …,” said Harry"
-    "speaker_genders": (mention_attributes, "SPEAKER_GENDERS"),  # a quoted I / you has its speaker's gender
-}
+SWITCHES = SWITCH_NAMES  # the finer parts of those rules an ablation can switch off one by one
 
 # the pipeline as it was before the grammar work: no parser, none of the rules, none of the switches
 PREVIOUS_DEFAULT = {"rules_off": GRAMMAR_RULES, "things": False, "parser": False,
@@ -67,20 +42,23 @@ def grammar_variant(nlp: Language, rules_off: Iterable[str] = (), things: bool =
     if unknown_switches:
         raise ValueError(f"[spacy-entmem] unknown grammar switch(es) {sorted(unknown_switches)}; known: "
                          f"{sorted(SWITCHES)}")
-    flags = {name: getattr(*SWITCHES[name]) for name in SWITCHES}
-    place_or_time, active = syntax.place_or_time, syntax.ACTIVE_PRINCIPLES
-    syntax.ACTIVE_PRINCIPLES = frozenset(principles)
-    for name, value in switches.items():
-        setattr(*SWITCHES[name], bool(value))
+    readers = [pipe for _, pipe in nlp.pipeline if isinstance(getattr(pipe, "cfg", None), dict)
+               and "grammar_switches" in pipe.cfg]  # the components whose rules read the switches
+    saved_switches = [pipe.cfg["grammar_switches"] for pipe in readers]
+    variant = memory.grammar_switches.with_changes(principles=tuple(p for p in syntax.PRINCIPLES if p in principles),
+                                                  **{name: bool(value) for name, value in switches.items()})
+    for pipe in readers:
+        pipe.cfg["grammar_switches"] = variant.to_config()
+    place_or_time = syntax.place_or_time
     memory.cfg.update({rule: False for rule in rules_off})
     if not things:
         syntax.place_or_time = _no_place_or_time
     disabled = ["parser"] if not parser and "parser" in nlp.pipe_names else []
     try:
-        with nlp.select_pipes(disable=disabled):
+        with nlp.select_pipes(disable=disabled), using(variant):  # the switches of the other components too
             yield nlp
     finally:
         memory.cfg.update(saved)
-        syntax.place_or_time, syntax.ACTIVE_PRINCIPLES = place_or_time, active
-        for name, value in flags.items():
-            setattr(*SWITCHES[name], value)
+        syntax.place_or_time = place_or_time
+        for pipe, table in zip(readers, saved_switches):
+            pipe.cfg["grammar_switches"] = table

@@ -10,6 +10,7 @@ from spacy.util import registry
 from thinc.api import ArgsKwargs, Model, PyTorchWrapper_v2, chain, torch2xp, xp2torch
 from thinc.types import Floats2d, Ints1d, Ints2d
 
+from ..linguistics import switches
 from ..pipeline.mention_attributes import StringIds, mention_attributes
 from ..nn.memory.mention_memory import (
     ATTRIBUTE_FIELDS, PADDING_ATTRIBUTES, MentionMemory, validate_mention_memory_config,
@@ -235,16 +236,11 @@ def packaged_inanimate_nouns() -> FrozenSet[str]:
     return load_inanimate_nouns(PACKAGED_INANIMATE_NOUNS)
 
 
-# whether singular they's nouns for people include the learnt ones (``corpora.person_nouns``: "the landlord",
-# "the defendant") beside the head-kind lexicon's; a switch for ablations (``grammar_variants.SWITCHES``)
-LEARNT_PERSON_NOUNS = True
-
-
 def packaged_person_nouns() -> FrozenSet[str]:
     """The head nouns the packaged head-kind lexicon (``spacy_entmem/resources/head_kinds.json``, learnt from
-    the training corpora's typed mentions) gives the kind "person", with ``LEARNT_PERSON_NOUNS`` those of the
-    packaged person-noun lists too (``learnt_person_nouns``)."""
-    return _person_nouns(LEARNT_PERSON_NOUNS)
+    the training corpora's typed mentions) gives the kind "person", with the ``learnt_person_nouns`` switch
+    those of the packaged person-noun lists too (``learnt_person_nouns``)."""
+    return _person_nouns(switches.active().learnt_person_nouns)
 
 
 @lru_cache(maxsize=1)

@@ -15,6 +15,7 @@ from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
 from thinc.api import Config, Model, Optimizer
 
+from ..linguistics.switches import GrammarSwitches, with_own_switches
 from ..models.memory import (
     TOKEN_IDS_LAYER, UNTRAINED_MESSAGE, build_torch_layer, count_lm_vocabulary, find_layer, find_memory_layer,
     is_span_model, is_teacher_forced, lm_vocab_size, set_attribute_settings, set_lm_vocabulary, torch_memory,
@@ -112,6 +113,7 @@ DEFAULT_MAX_BATCH_STEPS = 8192  # padded steps per memory batch (LitBank's ~2,00
         "pruning_bound": None,
         "beam_width": 1,
         "max_batch_steps": DEFAULT_MAX_BATCH_STEPS,
+        "grammar_switches": {},
         "scorer": {"@scorers": "spacy_entmem.entity_memory_scorer.v1"},
     },
     default_score_weights={"gap_f1": 0.5, "coref_f": 0.5},
@@ -131,6 +133,7 @@ def make_entity_memory(
     singular_they: bool = False, reader_you: bool = False, title_agreement: bool = False,
     names_from_name_heads: bool = False, name_ties_to_most_mentioned: bool = False, archive_size: int = 0,
     protected_cells: int = 0, eviction: str = "least_used",
+    grammar_switches: Dict[str, Any] = {},  # noqa: B006 (spaCy config default)
 ) -> "EntityMemory":
     weights = LossWeights(self_link_weight, positive_weight, negative_weight, sparsity_weight,
                           full_link_weight, full_negatives, lm_weight)
@@ -150,7 +153,7 @@ def make_entity_memory(
         syntactic_binding=syntactic_binding, person_agreement=person_agreement, singular_they=singular_they,
         reader_you=reader_you, title_agreement=title_agreement, names_from_name_heads=names_from_name_heads,
         name_ties_to_most_mentioned=name_ties_to_most_mentioned, archive_size=archive_size,
-        protected_cells=protected_cells, eviction=eviction,
+        protected_cells=protected_cells, eviction=eviction, grammar_switches=grammar_switches,
     )
 
 
@@ -321,7 +324,7 @@ class EntityMemory(TrainablePipe):
         syntactic_binding: bool = False, person_agreement: bool = False, singular_they: bool = False,
         reader_you: bool = False, title_agreement: bool = False, names_from_name_heads: bool = False,
         name_ties_to_most_mentioned: bool = False, archive_size: int = 0, protected_cells: int = 0,
-        eviction: str = "least_used",
+        eviction: str = "least_used", grammar_switches: Optional[Dict[str, Any]] = None,
     ):
         weights = weights or LossWeights()
         _check_config(cluster_prefix, mentions_key, entity_threshold, weights, temperature_halving_examples,
@@ -342,6 +345,7 @@ class EntityMemory(TrainablePipe):
         check_max_batch_steps(max_batch_steps)
         check_book_settings(archive_size, protected_cells)
         eviction_weights(eviction)
+        switches = GrammarSwitches.from_config(grammar_switches or {}, f"{name}.grammar_switches")
         register_extensions()
         self._negatives_rng = numpy.random.default_rng(0)
         self._upstreams: Optional[List[str]] = None  # the tok2vecs it listens to (``_check_vectors``), found once
@@ -389,8 +393,14 @@ class EntityMemory(TrainablePipe):
             "pruning_bound": pruning_bound,
             "beam_width": beam_width,
             "max_batch_steps": max_batch_steps,
+            "grammar_switches": switches.to_config(),
             "examples_seen": 0,
         }
+
+    @property
+    def grammar_switches(self) -> GrammarSwitches:
+        """The grammar switches it runs with (its ``grammar_switches`` setting; ``linguistics.switches``)."""
+        return GrammarSwitches.from_config(self.cfg.get("grammar_switches", {}), f"{self.name}.grammar_switches")
 
     # -- inference ----------------------------------------------------------------------------------
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
@@ -422,9 +432,11 @@ class EntityMemory(TrainablePipe):
                     failed.update(batch)
             yield from (doc for i, doc in enumerate(window) if i not in failed)
 
+    @with_own_switches
     def predict(self, docs: Iterable[Doc]) -> List[MemoryLog]:
         return self._predict(list(docs))[0]
 
+    @with_own_switches
     def read_in_stream(self, doc: Doc, carried: Optional[CarriedMemory]) -> CarriedMemory:
         """Annotate ``doc`` as the next text of a stream whose memory is ``carried`` (None: a new stream): its
         mentions may join the entities of earlier texts, and the entity ids go on counting. Returns the memory
@@ -537,6 +549,7 @@ class EntityMemory(TrainablePipe):
         check_beam_width(width)
         module.beam_width = width
 
+    @with_own_switches
     def set_annotations(self, docs: Iterable[Doc], logs: List[MemoryLog]) -> None:
         prefix = self.cfg["cluster_prefix"]
         pattern = re.compile(rf"^{re.escape(prefix)}_\d+$")
@@ -557,6 +570,7 @@ class EntityMemory(TrainablePipe):
         epochs = self.cfg["examples_seen"] // self.cfg["temperature_halving_examples"]
         return 0.5 ** epochs
 
+    @with_own_switches
     def update(
         self, examples: Iterable[Example], *, drop: float = 0.0, sgd: Optional[Optimizer] = None,
         losses: Optional[Dict[str, float]] = None,

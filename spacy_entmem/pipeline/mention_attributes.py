@@ -13,6 +13,7 @@ from spacy.attrs import IS_TITLE, LOWER, ORTH, SENT_START, TAG
 from spacy.strings import hash_string
 from spacy.tokens import Doc
 
+from ..linguistics import switches
 from ..nn.memory.mention_memory import (ATTRIBUTE_FIELDS, AUNT_TITLE, FIRST_SINGULAR, MALE_TITLE, MARRIED_TITLE,
                                         N_NAME_WORDS, PERSON_NOUN, SECOND_PERSON, TIME_EXPRESSION, UNCLE_TITLE,
                                         UNMARRIED_TITLE)
@@ -71,20 +72,16 @@ SINGULAR_NOUN_TAG = hash_string("NN")
 PROPER_NOUN_TAG_IDS = frozenset(hash_string(tag) for tag in PROPER_NOUN_TAGS)
 # whether a head word tagged as a name (NNP, NNPS) is kept out of the person-noun kind: the learnt list is read
 # without case ("mike" is a word of the encoder's vocabulary), and a name is no common noun for people
-PERSON_NOUNS_NOT_NAMES = True
 # seventh round: in a transcript with speaker labels, an unquoted I / me / my speaks in its label's voice (an
 # ablation's switch)
-LABELLED_VOICES = True
 # seventh round: a plural noun names people when its singular is on the list ("engineers": "engineer"; an
 # ablation's switch)
-PLURALS_OF_PERSON_NOUNS = True
 PLURAL_NOUN_TAG = hash_string("NNS")
 IRREGULAR_SINGULARS = {"people": "person", "children": "child", "folk": "folk", "folks": "folk"}
 NO_NOMINAL = (-1, -1)
 NO_NAME_WORDS = (-1,) * N_NAME_WORDS
 NARRATOR_VOICE = 0  # the voice of a text with no speaker named (``mention_memory.VOICE``)
 # whether a quoted I / you takes the gender of its speaker / addressee (``speaker_gender``; an ablation's switch)
-SPEAKER_GENDERS = True
 
 
 STRING_ID_MASK = (1 << 62) - 1  # ids stay non-negative int64 (-1: no string)
@@ -134,7 +131,7 @@ def cue_gender(words: List[str], cased: Optional[List[bool]] = None,
 def speaker_gender(words: List[str], capitalised: List[bool], name_genders: Optional[Dict[str, int]]) -> int:
     """The gender of a quotation's speaker or addressee span (lowercased words, whether each is capitalised):
     a he / she, an honorific or kinship cue ("Mrs. Hale", "her mother"), else a given name the lexicon knows;
-    UNKNOWN otherwise. A quoted I / you takes it (``SPEAKER_GENDERS``), so gender agreement keeps '“I know,” he
+    UNKNOWN otherwise. A quoted I / you takes it (the ``speaker_genders`` switch), so gender agreement keeps '“I know,” he
     answered' out of a feminine cell."""
     if len(words) == 1 and words[0] in PRONOUNS:
         gender = PRONOUNS[words[0]][2]
@@ -267,10 +264,10 @@ def singular_forms(word: str) -> List[str]:
 
 def names_people(word: str, plural: bool, nouns: AbstractSet[str]) -> bool:
     """Whether the head noun ``word`` is on the person-noun list ``nouns``, or (``plural``: tagged NNS, with
-    ``PLURALS_OF_PERSON_NOUNS``) one of its singular forms is."""
+    the ``person_noun_plurals`` switch) one of its singular forms is."""
     if word in nouns:
         return True
-    return plural and PLURALS_OF_PERSON_NOUNS and any(form in nouns for form in singular_forms(word))
+    return plural and switches.active().person_noun_plurals and any(form in nouns for form in singular_forms(word))
 
 
 def follows_sentence_boundary(previous: str) -> bool:
@@ -325,13 +322,13 @@ def named_voice(speaker: str, ids: StringIds) -> Tuple[int, Tuple[int, ...]]:
 
 
 def label_voices(texts: List[str], ids: StringIds) -> List[Optional[Tuple[int, Tuple[int, ...]]]]:
-    """Per token, with ``LABELLED_VOICES``, the voice of the speaker label whose turn it stands in ("Nurse: How
+    """Per token, with the ``labelled_voices`` switch, the voice of the speaker label whose turn it stands in ("Nurse: How
     are you? / Patient: My daughter …": "My" is the patient's; ``named_voice``); None before the first label and
     in a text without labels."""
     from .turns import speaker_labels  # here: turns reads this module's word lists
 
     voices: List[Optional[Tuple[int, Tuple[int, ...]]]] = [None] * len(texts)
-    labels = speaker_labels(texts) if LABELLED_VOICES else []
+    labels = speaker_labels(texts) if switches.active().labelled_voices else []
     for (start, end), (following, _) in zip(labels, labels[1:] + [(len(texts), len(texts))]):
         voice = named_voice(" ".join(texts[start:end]), ids)
         voices[end:following] = [voice] * (following - end)
@@ -384,7 +381,7 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
         pronoun = PRONOUN_CLASS.get(words[0], 0) if len(words) == 1 else 0
         if pronoun:
             _, number, gender = PRONOUNS[words[0]]
-            if SPEAKER_GENDERS and speakers[len(rows)] != NO_SPEAKER and not gender:
+            if switches.active().speaker_genders and speakers[len(rows)] != NO_SPEAKER and not gender:
                 s0, s1 = speakers[len(rows)]  # a quoted I / you is as its speaker / addressee is
                 gender = speaker_gender(lower[s0:s1], titles[s0:s1], name_genders)
             bound_end = bound_subject_end(lower, tags, start)
@@ -413,7 +410,7 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
                 inanimate = thing or int(words[head] in inanimate_nouns)
                 if not inanimate and person_nouns is not None and names_people(
                         words[head], tags[start + head] == PLURAL_NOUN_TAG, person_nouns) and not (
-                        PERSON_NOUNS_NOT_NAMES and tags[start + head] in PROPER_NOUN_TAG_IDS):
+                        switches.active().person_nouns_not_names and tags[start + head] in PROPER_NOUN_TAG_IDS):
                     inanimate = PERSON_NOUN
         proper = any(capitalised[start:end])
         noun_number = NUMBER_OF_TAG_ID.get(tags[start + head], UNKNOWN)
@@ -424,3 +421,4 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
                     + speakers[len(rows)] + nominals[len(rows)] + extra[len(rows)] + (voice,) + last_columns[len(rows)]
                     + (title,))
     return numpy.asarray(rows, dtype="int64").reshape(-1, len(ATTRIBUTE_FIELDS))
+

@@ -24,7 +24,7 @@ that no candidate covers gets its noun phrase in the parse proposed ("A landlord
 proposed nothing there); with ``propose_noun_phrases`` every common noun does (a scheme that marks every entity,
 as GUM's); a doc with no parse gets none.
 """
-from typing import AbstractSet, Any, Callable, Iterable, Optional
+from typing import AbstractSet, Any, Callable, Dict, Iterable, Optional
 
 import numpy
 from spacy.attrs import IS_ALPHA, IS_TITLE, IS_UPPER, LENGTH, LOWER, ORTH, SENT_START, TAG
@@ -36,6 +36,8 @@ from spacy.tokens import Doc, Span, SpanGroup
 from thinc.api import Model
 from thinc.types import Floats2d
 
+from ..linguistics import switches
+from ..linguistics.switches import GrammarSwitches, with_own_switches
 from .mention_attributes import COMMON_NOUN_TAGS, PLURAL_NOUN_TAG, POSSESSIVE_DETERMINERS, PRONOUNS, names_people
 from .sentences import SENTENCE_FINAL
 from .syntax import span_root
@@ -71,6 +73,7 @@ CLAUSE_OPENERS = frozenset("that which who whom when where because if while".spl
         "cut_name_clauses": False,
         "propose_person_nouns": False,
         "propose_noun_phrases": False,
+        "grammar_switches": {},
         "scorer": {"@scorers": "spacy.span_finder_scorer.v1"},
     },
     default_score_weights={f"spans_{CANDIDATES_KEY}_f": 0.0, f"spans_{CANDIDATES_KEY}_p": 0.0,
@@ -81,6 +84,7 @@ def make_linear_span_finder(
     max_length: Optional[int], min_length: Optional[int], max_per_token: float, scorer: Optional[Callable],
     propose_pronouns: bool = True, propose_name_ends: bool = False, drop_pronoun_bounded: bool = False,
     cut_name_clauses: bool = False, propose_person_nouns: bool = False, propose_noun_phrases: bool = False,
+    grammar_switches: Dict[str, Any] = {},  # noqa: B006 (spaCy config default)
 ) -> "LinearSpanFinder":
     if max_length is None:
         raise ValueError(f"[spacy-entmem] {name}: max_length must be set (a number of tokens); without it "
@@ -96,6 +100,7 @@ def make_linear_span_finder(
     finder.cfg["cut_name_clauses"] = cut_name_clauses
     finder.cfg["propose_person_nouns"] = propose_person_nouns
     finder.cfg["propose_noun_phrases"] = propose_noun_phrases
+    finder.cfg["grammar_switches"] = GrammarSwitches.from_config(grammar_switches, f"{name}.grammar_switches").to_config()
     return finder
 
 
@@ -135,10 +140,8 @@ NOT_IN_PHRASE = frozenset({"cc", "conj", "punct", "appos"})  # right dependents 
 
 # whether a candidate whose parse root is a verb (a whole clause the finder proposed: "The lawyer thanked the
 # witness and paid him") is left out of what covers a noun (off in an ablation)
-CLAUSES_COVER_NOTHING = True
 # seventh round: nor is a candidate that is no constituent, running past its root's subtree ("the traveller and
 # helped him" of "The porter greeted the traveller and helped him"; an ablation's switch)
-FRAGMENTS_COVER_NOTHING = True
 VERB_TAG_IDS = numpy.asarray(sorted(hash_string(tag) for tag in ("VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "MD")),
                              dtype="uint64")
 
@@ -146,7 +149,7 @@ VERB_TAG_IDS = numpy.asarray(sorted(hash_string(tag) for tag in ("VB", "VBD", "V
 def noun_phrase_pairs(doc: Doc, pairs: numpy.ndarray, segment: numpy.ndarray, longest: int,
                       nouns: Optional[AbstractSet[str]] = None) -> numpy.ndarray:
     """(K, 2) int64 (start, inclusive end): for each common noun (NN / NNS, no compound modifier) in ``nouns``
-    (None: every one) that none of ``pairs`` covers (with ``CLAUSES_COVER_NOTHING``, a pair whose parse root is
+    (None: every one) that none of ``pairs`` covers (with the ``clauses_cover_nothing`` switch, a pair whose parse root is
     a verb covers nothing), its noun phrase in the parse: its left subtree and the subtrees of its right
     dependents but conjuncts, appositions and punctuation ("a man of excellent character", "the waiter" of "the
     waiter and the cook"), else its left subtree alone where that phrase is not inside one segment or not
@@ -162,10 +165,10 @@ def noun_phrase_pairs(doc: Doc, pairs: numpy.ndarray, segment: numpy.ndarray, lo
         return numpy.zeros((0, 2), dtype="int64")
     # the candidates that hold a wanted noun: only they can cover one (and only their roots are read)
     pairs = pairs[numpy.searchsorted(wanted, pairs[:, 1], "right") > numpy.searchsorted(wanted, pairs[:, 0])]
-    if CLAUSES_COVER_NOTHING and len(pairs):
+    if switches.active().clauses_cover_nothing and len(pairs):
         roots = [span_root(doc, start, end + 1) for start, end in pairs.tolist()]
         keep = ~numpy.isin(tags[roots], VERB_TAG_IDS)
-        if FRAGMENTS_COVER_NOTHING:
+        if switches.active().fragments_cover_nothing:
             keep &= numpy.asarray([doc[root].left_edge.i <= start and end <= doc[root].right_edge.i
                                    for root, (start, end) in zip(roots, pairs.tolist())], dtype=bool)
         pairs = pairs[keep]
@@ -374,6 +377,12 @@ class LinearSpanFinder(SpanFinder):
         """``pairs`` without the pronoun-bounded ones when ``drop_pronoun_bounded`` is on."""
         return pairs[~pronoun_bounded(doc, pairs)] if self.cfg.get("drop_pronoun_bounded", False) else pairs
 
+    @property
+    def grammar_switches(self) -> GrammarSwitches:
+        """The grammar switches it runs with (its ``grammar_switches`` setting; ``linguistics.switches``)."""
+        return GrammarSwitches.from_config(self.cfg.get("grammar_switches", {}), f"{self.name}.grammar_switches")
+
+    @with_own_switches
     def set_annotations(self, docs: Iterable[Doc], scores: Floats2d) -> None:
         scores = self.model.ops.to_numpy(scores)
         threshold = self.cfg["threshold"]

@@ -6,6 +6,7 @@ before (‘“…,” Sally replied’ after Harry spoke). The mention memory's 
 I / me / my to its quotation's speaker and a quoted you / your to its addressee."""
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from ..linguistics import switches
 from .sentences import SENTENCE_FINAL
 
 Span = Tuple[int, int]
@@ -22,13 +23,10 @@ SPEECH_VERBS = frozenset(
 # verbs of telling: their subject speaks and their object is the addressee, so they attribute a quotation only
 # to a subject before them ("…," Robert told Sarah); never "…," told Robert
 TELLING_VERBS = frozenset("told tells tell warned warns reminded reminds assured assures promised promises".split())
-# whether the verbs of telling attribute quotations (an ablation's switch: evaluation.grammar_variants)
-TELLING_ATTRIBUTES = True
 ATTRIBUTION_GAP = {",", ":"}  # what may stand between a quotation mark and its attribution
 # a quotation answers the one before it (its addressee is that one's speaker) if it opens at most this many
-# tokens after that one closed, and whether quotations have addressees at all (an ablation's switch)
+# tokens after that one closed (quotations have addressees at all only with the ``addressees`` switch)
 EXCHANGE_GAP = 40
-ADDRESSEES = True
 
 
 def read_quotations(lower: Sequence[str]) -> Tuple[List[bool], List[Span]]:
@@ -96,7 +94,7 @@ def _after(lower: Sequence[str], close: int, by_start: Dict[int, List[Span]]) ->
     if k < len(lower) and lower[k] in SPEECH_VERBS:  # "…," said Harry
         speaker = _longest(by_start.get(k + 1, []))
         return speaker, speaker[1] if speaker else -1
-    verbs = SPEECH_VERBS | TELLING_VERBS if TELLING_ATTRIBUTES else SPEECH_VERBS
+    verbs = SPEECH_VERBS | TELLING_VERBS if switches.active().telling else SPEECH_VERBS
     subjects = [span for span in by_start.get(k, []) if span[1] < len(lower) and lower[span[1]] in verbs]
     speaker = _longest(subjects)  # "…," Harry said; "…," Harry told Sally
     return speaker, speaker[1] + 1 if speaker else -1
@@ -151,14 +149,14 @@ def quotation_addressees(lower: Sequence[str], candidates: Sequence[Span], quote
     """Per quotation, the candidate span it is addressed to, or None: the object of a verb of telling in the
     attribution after it; else the speaker of the quotation before it, if that one closed at most
     ``EXCHANGE_GAP`` tokens before this one opens and another speaker (other words) spoke it than this one's
-    (known) speaker. None for all without ``ADDRESSEES``."""
-    if not ADDRESSEES:
+    (known) speaker. None for all without the ``addressees`` switch."""
+    if not switches.active().addressees:
         return [None] * len(quotes)
     by_start, _ = _candidates_by_edge(lower, candidates)
     words = [None if speaker is None else tuple(lower[speaker[0]:speaker[1]]) for speaker in speakers]
     found: List[Optional[Span]] = []
     for q, (opening, close) in enumerate(quotes):
-        addressee = _told(lower, close, by_start) if TELLING_ATTRIBUTES else None
+        addressee = _told(lower, close, by_start) if switches.active().telling else None
         if addressee is None and q > 0 and words[q] is not None and words[q - 1] is not None \
                 and words[q] != words[q - 1] and opening - quotes[q - 1][1] <= EXCHANGE_GAP:
             addressee = speakers[q - 1]

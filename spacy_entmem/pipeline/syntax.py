@@ -14,15 +14,17 @@ which earlier noun phrases a candidate mention can never refer to, and which one
 Each candidate is named by its root token (the token of the span whose head lies outside it), so the constraints
 hold between candidates whatever their exact boundaries. A doc without a parse gives no constraint.
 """
-from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import AbstractSet, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import numpy
 from spacy.attrs import SENT_START
 from spacy.tokens import Doc, Token
 
+from ..linguistics import switches
+from ..linguistics.switches import PRINCIPLES
 from ..nn.memory.mention_memory import N_ROLES, NO_SENTENCE
 from .binding import PLACE_PREPOSITIONS
-from .mention_attributes import PRONOUNS
+from .mention_attributes import COMMON_NOUN_TAGS, PRONOUNS, names_people
 
 SUBJECTS = {"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"}
 OBJECTS = {"dobj", "dative", "iobj", "oprd"}
@@ -32,7 +34,6 @@ SUBJECT_SHARING = {"conj", "xcomp", "advcl", "acl"}
 # a clause a bracket opens shares no subject ("spurring my horse (sent me from home …)": a reduced relative the
 # parser may attach as a conjunct; seventh round, an ablation's switch)
 OPENING_BRACKETS = {"(", "["}
-BRACKETED_CLAUSES_ALONE = True
 RELATIVE_PRONOUNS = {"who", "whom", "that", "which"}
 REFLEXIVES = {"myself", "yourself", "himself", "herself", "itself", "ourselves", "yourselves", "themselves",
               "oneself", "thyself"}
@@ -48,11 +49,6 @@ PREDICATIVE = {"attr", "oprd", "appos", "npadvmod", "acomp", "dep", "xcomp", "cc
 POSSESSOR_LOOKALIKES = {"her", "him", "me", "us", "them"}
 ARTICLES = {"a", "an", "the", "this", "that", "these", "those"}
 MAX_FORBIDDEN = 4  # constraints kept per candidate (the nearest first)
-PRINCIPLES = ("A", "B", "C", "i-within-i")
-# the principles read off the parse (all; an ablation switches some off: evaluation.grammar_variants)
-ACTIVE_PRINCIPLES = frozenset(PRINCIPLES)
-# whether a possessor that cannot be one is read as the dative it is (``misread_dative``; off in an ablation)
-REPAIR_DATIVES = True
 NO_TOKEN = -1
 # grammatical roles (``grammatical_role``: the memory's learnt "role" pair features; 0: no parse)
 NO_ROLE, SUBJECT, OBJECT, POSSESSOR, OBLIQUE, OTHER_ROLE = range(N_ROLES)
@@ -106,17 +102,17 @@ def understood_subjects(verb: Token, depth: int = 0) -> List[Token]:
 
 
 def bracketed(verb: Token) -> bool:
-    """Whether an opening bracket attached to ``verb`` stands before it (with ``BRACKETED_CLAUSES_ALONE``): a
+    """Whether an opening bracket attached to ``verb`` stands before it (with the ``brackets`` switch): a
     parenthetical clause, whose missing subject is not the clause's it interrupts."""
-    return BRACKETED_CLAUSES_ALONE and any(child.i < verb.i and child.dep_ == "punct"
+    return switches.active().brackets and any(child.i < verb.i and child.dep_ == "punct"
                                            and child.text in OPENING_BRACKETS for child in verb.children)
 
 
 def misread_dative(token: Token) -> Optional[Token]:
     """The verb whose dative ``token`` is, where the parser made an object pronoun the possessor of the verb's
     object although an article stands between them ("She sent her the letter", "He bought her a car": a noun
-    with an article has no possessor before it); None otherwise (and without ``REPAIR_DATIVES``)."""
-    if not REPAIR_DATIVES or token.dep_ != "poss" or token.lower_ not in POSSESSOR_LOOKALIKES:
+    with an article has no possessor before it); None otherwise (and without the ``datives`` switch)."""
+    if not switches.active().datives or token.dep_ != "poss" or token.lower_ not in POSSESSOR_LOOKALIKES:
         return None
     noun = token.head
     if not any(child.lower_ in ARTICLES and token.i < child.i < noun.i for child in noun.children):
@@ -193,10 +189,10 @@ def forbidden_antecedents(doc: Doc, start: int, end: int, root_index: Optional[i
     nominal = end - start > 1 or root.lower_ not in PRONOUNS  # a name or a noun phrase, no lone pronoun
     found: List[Token] = []
     if end - start == 1 and root.lower_ in PERSONAL:  # a possessor has no predicate (``governing_predicate``)
-        predicate = governing_predicate(root) if "B" in ACTIVE_PRINCIPLES else None
+        predicate = governing_predicate(root) if "B" in switches.active().principles else None
         if predicate is not None:
             found.extend(coarguments(predicate, root))
-    elif nominal and "C" in ACTIVE_PRINCIPLES:
+    elif nominal and "C" in switches.active().principles:
         if commanding is None:
             found.extend(c_commanding_pronouns(root))
         else:
@@ -210,14 +206,14 @@ def forbidden_antecedents(doc: Doc, start: int, end: int, root_index: Optional[i
             seen.add(other.i)
             kept.append(other.i)
     poss = [child.i for child in root.children if child.dep_ == "poss" and start <= child.i < end
-            and "i-within-i" in ACTIVE_PRINCIPLES and nominal]
+            and "i-within-i" in switches.active().principles and nominal]
     return (poss + [i for i in kept if i not in poss])[:MAX_FORBIDDEN]
 
 
 def reflexive_binder(doc: Doc, start: int, end: int) -> int:
     """For a one-token reflexive, the root token of its predicate's (understood) subject; else NO_TOKEN."""
     if end - start != 1 or doc[start].lower_ not in REFLEXIVES or not doc.has_annotation("DEP") \
-            or "A" not in ACTIVE_PRINCIPLES:
+            or "A" not in switches.active().principles:
         return NO_TOKEN
     token = doc[start]
     predicate = governing_predicate(token)
@@ -331,3 +327,18 @@ def binding_columns(doc: Doc, spans: Iterable[Tuple[int, int]]) -> List[Tuple[in
 def no_binding(spans: Sequence[Tuple[int, int]]) -> List[Tuple[int, ...]]:
     """The columns of candidates of a doc without a parse (roots still name each span's last token)."""
     return [(end - 1, NO_TOKEN) + (NO_TOKEN,) * MAX_FORBIDDEN for _, end in spans]
+
+
+MENTION_FORMS = ("pronoun", "name", "person nominal", "other nominal")
+
+
+def mention_form(doc: Doc, start: int, end: int, person_nouns: AbstractSet[str]) -> str:
+    """The form of ``doc[start:end]`` (``MENTION_FORMS``), read off its parse root (``span_root``)."""
+    if end - start == 1 and doc[start].lower_ in PRONOUNS:
+        return MENTION_FORMS[0]
+    head = doc[span_root(doc, start, end)]
+    if head.tag_ in ("NNP", "NNPS"):
+        return MENTION_FORMS[1]
+    if head.tag_ in COMMON_NOUN_TAGS and names_people(head.lower_, head.tag_ == "NNS", person_nouns):
+        return MENTION_FORMS[2]
+    return MENTION_FORMS[3]

@@ -13,6 +13,7 @@ want to bake bread, you need flour"), never a third person the text names (``men
 """
 from typing import List, Sequence, Tuple
 
+from ..linguistics import switches
 from .mention_attributes import PRONOUNS, SINGULAR, follows_sentence_boundary
 
 GREETINGS = {"hi", "hello", "hey", "dear", "dearest", "greetings"}
@@ -21,11 +22,6 @@ MAX_LABEL_WORDS = 3  # "Lee:", "Dr. Smith:", "Mary Ann Lee:"
 NO_PERSON = 0
 READER = 4  # the person of an unquoted you that no speaker label or greeting gives an addressee
 FIRST_PLURAL = 5  # we / us / our: in one turn never the speaker's I, the addressee, nor a he / she
-# sixth round: "Dear Ms. Ortiz, our accountant …": "our" is not the addressee (an ablation's switch)
-WE_IS_A_PERSON = True
-# seventh round: a nominal a speaker's my / our / your opens ("our accountant", "my father") is a third person
-# (an ablation's switch)
-POSSESSED_ARE_THIRD_PERSON = True
 SPEAKER_POSSESSIVES = {"my", "our", "your"}
 # heads of a form of address that a possessive opens and that names the addressee: "Your Majesty", "my lord"
 ADDRESS_HEADS = {"majesty", "highness", "grace", "excellency", "honour", "honor", "lordship", "ladyship", "worship",
@@ -35,8 +31,7 @@ VOCATIVE_ENDS = {",", "!", "?", ".", ";", ":", "”", '"', "'", "’"}  # what m
 VOCATIVE_JOINERS = {"and", "or"}
 # forms of "be" before a predicate nominal, which names its subject ("I'm your host")
 COPULAS = {"am", "'m", "’m", "is", "'s", "’s", "are", "'re", "’re", "was", "were", "be", "been", "being"}
-# seventh round: the name after a letter's closing ("Best, Mark") is the writer (an ablation's switch)
-SIGNATURE_IS_THE_WRITER = True
+# the words that close a letter before its writer's name ("Best, Mark"; the ``signature`` switch)
 CLOSINGS = {"best", "thanks", "regards", "cheers", "sincerely", "yours", "love", "warmly", "cordially",
             "respectfully"}
 MAX_SIGNATURE_WORDS = 3  # "Mark", "Dr. Lee", "Mary Ann Lee"
@@ -44,7 +39,7 @@ QUOTATION_TURNS = 1 << 40  # quotations are numbered apart from the unquoted tur
 
 
 def pronoun_person(word: str) -> int:
-    """1, 2 or 3 for a singular personal pronoun of that person ("you" of either number); with ``WE_IS_A_PERSON``
+    """1, 2 or 3 for a singular personal pronoun of that person ("you" of either number); with the ``we_person`` switch
     FIRST_PLURAL for we / us / our / ours / ourselves; 0 otherwise."""
     features = PRONOUNS.get(word)
     if features is None:
@@ -53,7 +48,7 @@ def pronoun_person(word: str) -> int:
     singular = number == SINGULAR
     if person == 2 or (person == 1 and singular) or (person == 3 and singular and gender in (1, 2)):
         return person
-    if person == 1 and WE_IS_A_PERSON:
+    if person == 1 and switches.active().we_person:
         return FIRST_PLURAL
     return NO_PERSON
 
@@ -149,7 +144,7 @@ def read_turns(texts: Sequence[str], quoted: Sequence[bool], quotations: Sequenc
         if not quoted[i]:
             turns[i] = turn
     greeting, line_end = greeting_line(lower) if letter else (0, 0)  # (0, 0): no candidate is on it
-    signature = signature_start(texts) if letter and SIGNATURE_IS_THE_WRITER else len(texts)
+    signature = signature_start(texts) if letter and switches.active().signature else len(texts)
     label_spans = set(labels)
     persons = []
     addressless = reader_you and not letter and not labels  # an unquoted you has no addressee the text names
@@ -161,7 +156,7 @@ def read_turns(texts: Sequence[str], quoted: Sequence[bool], quotations: Sequenc
             persons.append(1)
         elif greeting <= start and end <= line_end:  # "Tom", "Dear Ms. Ortiz", "Ortiz": on the greeting's line
             persons.append(2)
-        elif POSSESSED_ARE_THIRD_PERSON and possessed_nominal(lower, start, end):
+        elif switches.active().possessed_third and possessed_nominal(lower, start, end):
             persons.append(3)
         else:
             persons.append(NO_PERSON)

@@ -57,14 +57,16 @@ def test_principles_can_be_read_one_at_a_time(nlp):
 
 
 def test_switches_are_set_inside_and_restored_after(nlp):
-    from spacy_entmem.evaluation.grammar_variants import SWITCHES
+    from spacy_entmem.linguistics.switches import active
 
-    before = {name: getattr(*SWITCHES[name]) for name in SWITCHES}
-    assert all(before.values())  # shipped on
-    with grammar_variant(nlp, switches={"datives": False, "addressees": False}):
-        assert syntax.REPAIR_DATIVES is False and getattr(*SWITCHES["addressees"]) is False
-        assert getattr(*SWITCHES["telling"]) is True
-    assert {name: getattr(*SWITCHES[name]) for name in SWITCHES} == before
+    memory, finder = nlp.get_pipe("entity_memory"), nlp.get_pipe("span_finder")
+    assert memory.grammar_switches == finder.grammar_switches == active()  # shipped: all on
+    with grammar_variant(nlp, switches={"datives": False, "addressees": False}, principles=["A", "B"]):
+        for switches in (memory.grammar_switches, finder.grammar_switches, active()):
+            assert (switches.datives, switches.addressees, switches.telling) == (False, False, True)
+            assert switches.principles == ("A", "B")
+    assert memory.grammar_switches == finder.grammar_switches == active()
+    assert memory.cfg["grammar_switches"] == {}
     with pytest.raises(ValueError, match="unknown grammar switch"):
         with grammar_variant(nlp, switches={"no_such_switch": False}):
             pass

@@ -1,6 +1,7 @@
 """Symbolic attributes of candidate mentions: one row per candidate, columns as the memory reads them."""
 import spacy
 
+from spacy_entmem.linguistics.switches import switched_off
 from spacy_entmem.pipeline.mention_attributes import (
     FEMININE, MASCULINE, PRONOUN_CLASS, SINGULAR, UNKNOWN, StringIds, mention_attributes,
 )
@@ -149,8 +150,8 @@ def test_an_unquoted_i_speaks_in_the_voice_of_its_speaker_label(monkeypatch):
     nurse, patient = ids("Nurse") + 1, ids("Patient") + 1
     assert rows[:, VOICE].tolist() == [nurse, patient, patient]
     assert rows[1, NAME_WORDS].tolist()[0] == ids("patient")
-    monkeypatch.setattr(attributes, "LABELLED_VOICES", False)  # the ablation's switch: one narrator's voice
-    assert mention_attributes(doc, spans, StringIds())[:, VOICE].tolist() == [0, 0, 0]
+    with switched_off("labelled_voices"):  # the ablation's switch: one narrator's voice
+        assert mention_attributes(doc, spans, StringIds())[:, VOICE].tolist() == [0, 0, 0]
     plain = spacy.blank("en")("I said that my daughter came .")
     assert mention_attributes(plain, [(0, 1), (3, 4)], StringIds())[:, VOICE].tolist() == [0, 0]
 
@@ -175,8 +176,8 @@ def test_a_plural_noun_names_people_when_its_singular_is_listed(monkeypatch):
               tags=["DT", "NNS", "VBD", "DT", "NNS", "."])
     rows = mention_attributes(doc, [(0, 2), (3, 5)], StringIds(), {}, frozenset(), person_nouns=frozenset(people))
     assert rows[:, INANIMATE].tolist() == [PERSON_NOUN, 0]
-    monkeypatch.setattr(attributes, "PLURALS_OF_PERSON_NOUNS", False)  # the ablation's switch
-    rows = mention_attributes(doc, [(0, 2), (3, 5)], StringIds(), {}, frozenset(), person_nouns=frozenset(people))
+    with switched_off("person_noun_plurals"):  # the ablation's switch
+        rows = mention_attributes(doc, [(0, 2), (3, 5)], StringIds(), {}, frozenset(), person_nouns=frozenset(people))
     assert rows[:, INANIMATE].tolist() == [0, 0]
 
 
@@ -250,8 +251,7 @@ def test_a_quoted_i_or_you_takes_its_speakers_or_addressees_gender():
     rows = mention_attributes(doc, [i, speaker, you, (14, 15), addressee], StringIds())
     assert rows[0][GENDER] == MASCULINE  # '"I know," he answered'
     assert rows[2][GENDER] == FEMININE  # '"You are late," Robert told Mrs. Hale': addressed to Mrs. Hale
-    with pytest.MonkeyPatch.context() as patch:  # the ablation's switch
-        patch.setattr(attributes, "SPEAKER_GENDERS", False)
+    with switched_off("speaker_genders"):  # the ablation's switch
         off = mention_attributes(doc, [i, speaker, you, (14, 15), addressee], StringIds())
     assert off[0][GENDER] == UNKNOWN and off[2][GENDER] == UNKNOWN
     assert attributes.speaker_gender(["she"], [False], None) == FEMININE

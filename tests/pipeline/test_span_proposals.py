@@ -4,6 +4,8 @@ import spacy
 from spacy.pipeline.span_finder import SpanFinder
 from spacy.training import Example
 
+from spacy_entmem.linguistics.switches import switched_off
+
 
 def _finder(nlp, **config):
     return nlp.add_pipe("entmem_span_finder", config=config)
@@ -319,18 +321,16 @@ def test_an_uncovered_noun_for_people_gets_its_noun_phrase_proposed_when_asked(m
     clause = numpy.array([[0, 9]])
     assert [doc[s: e + 1].text for s, e in noun_phrase_pairs(doc, clause, segment, 20, nouns).tolist()] == [
         "A landlord", "the old waiter", "the coach driver"]
-    monkeypatch.setattr(span_proposals, "CLAUSES_COVER_NOTHING", False)
-    assert noun_phrase_pairs(doc, clause, segment, 20, nouns).shape == (0, 2)
-    monkeypatch.setattr(span_proposals, "CLAUSES_COVER_NOTHING", True)
+    with switched_off("clauses_cover_nothing"):
+        assert noun_phrase_pairs(doc, clause, segment, 20, nouns).shape == (0, 2)
     # a candidate that runs past its root's subtree ("coach driver ." rooted at "driver", no constituent) covers
     # nothing, unless switched off
     fragment = numpy.array([[8, 10]])
     assert [doc[s: e + 1].text for s, e in noun_phrase_pairs(doc, fragment, segment, 20, nouns).tolist()] == [
         "A landlord", "the old waiter", "the coach driver"]
-    monkeypatch.setattr(span_proposals, "FRAGMENTS_COVER_NOTHING", False)
-    assert [doc[s: e + 1].text for s, e in noun_phrase_pairs(doc, fragment, segment, 20, nouns).tolist()] == [
-        "A landlord", "the old waiter"]
-    monkeypatch.setattr(span_proposals, "FRAGMENTS_COVER_NOTHING", True)
+    with switched_off("fragments_cover_nothing"):
+        assert [doc[s: e + 1].text for s, e in noun_phrase_pairs(doc, fragment, segment, 20, nouns).tolist()] == [
+            "A landlord", "the old waiter"]
     # right dependents but conjuncts belong to the phrase; one too long for max_length falls back to the left
     man = Doc(nlp.vocab, words=["He", "met", "a", "man", "of", "great", "wealth", "."],
               tags=["PRP", "VBD", "DT", "NN", "IN", "JJ", "NN", "."], heads=[1, 1, 3, 1, 3, 6, 4, 1],

@@ -1,5 +1,6 @@
 import pytest
 
+from spacy_entmem.linguistics.switches import switched_off
 from spacy_entmem.pipeline import speakers
 from spacy_entmem.pipeline.speakers import (
     NO_SPEAKER, candidate_speakers, quotation_addressees, quotation_speakers, quotations, read_quotations,
@@ -35,8 +36,7 @@ def test_a_speech_verb_after_the_quotation_attributes_it_to_the_mention_after_or
     assert quotation_speakers(words, [(1, 2), (7, 9), (10, 11)]) == [(7, 9)]
     words = _words('“ I can not stay , ” told him .')  # ... its object is the addressee: no attribution
     assert quotation_speakers(words, [(1, 2), (8, 9)]) == [None]
-    with pytest.MonkeyPatch.context() as patch:  # the ablation's switch
-        patch.setattr(speakers, "TELLING_ATTRIBUTES", False)
+    with switched_off("telling"):  # the ablation's switch
         assert quotation_speakers(_words('“ I can not stay , ” the boy told him .'), [(1, 2), (7, 9)]) == [None]
 
 
@@ -94,6 +94,5 @@ def test_a_quotation_is_addressed_to_the_object_of_telling_or_to_the_last_other_
                                 [(5, 6), (13, 14)]) == [None, None]
     far = ['“', 'go', '”', 'said', 'tom', '.'] + ['x'] * 50 + ['“', 'you', '”', 'said', 'ann']
     assert quotation_addressees(far, [(4, 5), (60, 61)], quotations(far), [(4, 5), (60, 61)]) == [None, None]
-    with pytest.MonkeyPatch.context() as patch:  # the ablation's switch
-        patch.setattr(speakers, "ADDRESSEES", False)
+    with switched_off("addressees"):  # the ablation's switch
         assert quotation_addressees(words, candidates, quotes, speakers_found) == [None, None]

@@ -3,6 +3,7 @@ import pytest
 import spacy
 from spacy.tokens import Doc
 
+from spacy_entmem.linguistics.switches import switched_off
 from spacy_entmem.pipeline import syntax
 from spacy_entmem.pipeline.syntax import (
     MAX_FORBIDDEN, NO_TOKEN, PLACE, TIME, NOT_A_THING, binding_columns, forbidden_antecedents, no_binding,
@@ -37,8 +38,7 @@ def test_a_bracketed_clause_shares_no_subject_even_parsed_as_a_conjunct():
     deps = ["nsubj", "ROOT", "poss", "dobj", "punct", "conj", "dobj", "prep", "pobj", "punct", "punct"]
     doc = parsed(words, heads, deps)
     assert texts(doc, forbidden_antecedents(doc, 6, 7)) == ["home"]  # "me" may be the narrator: no shared subject
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(syntax, "BRACKETED_CLAUSES_ALONE", False)  # the ablation's switch
+    with switched_off("brackets"):  # the ablation's switch
         assert texts(doc, forbidden_antecedents(doc, 6, 7)) == ["home", "I"]
     unbracketed = parsed("I spurred my horse and sent me home .".split(), [1, 1, 3, 1, 1, 1, 5, 5, 1],
                          ["nsubj", "ROOT", "poss", "dobj", "cc", "conj", "dobj", "advmod", "punct"])
@@ -80,8 +80,7 @@ def test_an_object_pronoun_parsed_as_the_possessor_of_an_articled_noun_is_read_a
     # the repair off (an ablation): the misparse stands
     doc = parsed("She sent her the letter .".split(), [1, 1, 4, 4, 1, 1],
                  ["nsubj", "ROOT", "poss", "det", "dobj", "punct"])
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(syntax, "REPAIR_DATIVES", False)
+    with switched_off("datives"):
         assert forbidden_antecedents(doc, 2, 3) == []
 
 

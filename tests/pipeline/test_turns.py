@@ -1,4 +1,5 @@
 """Speakers' turns and grammatical person."""
+from spacy_entmem.linguistics.switches import switched_off
 from spacy_entmem.pipeline import turns as turns_module
 from spacy_entmem.pipeline.speakers import read_quotations
 from spacy_entmem.pipeline.turns import (
@@ -80,11 +81,8 @@ def test_a_nominal_a_speakers_possessive_opens_is_a_third_person_unless_it_addre
     assert not possessed_nominal([w.lower() for w in host], 2, 4)  # a predicate nominal: the subject
     assert not possessed_nominal([w.lower() for w in host], 6, 9)  # "and my fellow citizens:": addressed
     assert candidate_persons(texts, [(0, 1), (2, 4), (9, 11), (13, 15), (19, 21)]) == [1, 3, 0, 0, 3]
-    turns_module.POSSESSED_ARE_THIRD_PERSON = False
-    try:
+    with switched_off("possessed_third"):
         assert candidate_persons(texts, [(2, 4), (19, 21)]) == [0, 0]  # the ablation's switch
-    finally:
-        turns_module.POSSESSED_ARE_THIRD_PERSON = True
 
 
 def test_an_unquoted_you_with_no_label_or_greeting_is_the_readers_with_reader_you():

@@ -30,6 +30,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from ...linguistics import switches
 from .archive import ArchivedEntity, EntityArchive
 from .carry import CELL_ARRAYS, CELL_SETS, NO_SENTENCE, CarriedMemory, export_row, import_row
 from .outputs import MemoryOutput, token_mask
@@ -125,31 +126,10 @@ IT = 6  # the pronoun class of "it its itself"
 FIRST_OR_SECOND = (1, 2, 3)  # the pronoun classes of I, we and you (mention_attributes.PRONOUN_CLASS)
 SECOND, READER = 2, 4  # the PERSON of a you with an addressee and of one with none (``pipeline.turns``)
 SPOKEN_PERSONS = (1, SECOND, READER)  # the PERSON of an I / me / my and of a you
-# person_agreement also keeps "it" out of every cell holding an I / you (an ablation switches it off:
-# evaluation.grammar_variants)
-IMPERSONAL_IT = True
-# singular "they" (``singular_they``) counts the people near among all people (names, he / she cells) rather
-# than among the genderless singular nominals a writer calls "they"; pairs only with a cell a noun for people
-# heads (``PERSON_NOUN``); and lets the "they" of a reported clause join its reporter's cell whoever else is
-# near (``REPORTER``) (the switches of ablations: evaluation.grammar_variants)
-THEY_AMONG_ALL_PEOPLE = True
-THEY_NEEDS_PERSON_NOUN = True
-REPORTED_THEY = True
-# and, where such a "they" (a mention) has exactly one cell it may join so, it joins that cell rather than
-# leaving the model to choose (``singular_they_holders``; sixth round: the model, trained on text where "they" is
-# nearly always plural, began a new entity for most of them)
-THEY_JOINS_ITS_PERSON = True
-# seventh round: with ``animacy_agreement``, a time expression ("yesterday") never joins a cell that holds a person
-# (``CellState.holds_person``; an ablation's switch)
-TIMES_ARE_NOBODY = True
-# seventh round: a "they" (a mention) with which the model would begin a new entity joins the best-scoring cell of
-# people of plural number ("the volunteers") last mentioned within PLURAL_THEY_WINDOW tokens, if one may be joined
-# (``plural_they_holders``; an ablation's switch)
-PLURAL_THEY_JOINS_NEAR = True
+# the finer parts of the rules below (person agreement's "it", singular and plural "they", times, later leaders)
+# are grammar switches: settings of the component that runs them (``linguistics.switches``)
+# a new "they" may join the people of plural number last mentioned within this many tokens (``plural_they_holders``)
 PLURAL_THEY_WINDOW = 15
-# a speaker or addressee named after its quotation joins the entity its quotation's I or you began
-# (``follower_steps``; an ablation's switch)
-FOLLOW_LATER_LEADERS = True
 SINGULAR_THEY_WINDOW = 40  # tokens back in which a plural entity makes "they" plural
 NUMBER_RULES = ("number_clash", "plural_clash")  # the clash rules about number, relaxed for a singular "they"
 
@@ -234,8 +214,8 @@ def speaker_steps(spans: numpy.ndarray, attrs: numpy.ndarray) -> numpy.ndarray:
 def follower_steps(leaders: Optional[numpy.ndarray]) -> Optional[numpy.ndarray]:
     """(B, M) for each candidate that is the leader of an earlier one (``leader_steps``: the speaker after its
     quotation's I, "“I am tired,” Robert said"), the first such earlier step; -1 elsewhere; None without leaders
-    or with ``FOLLOW_LATER_LEADERS`` off."""
-    if leaders is None or not FOLLOW_LATER_LEADERS:
+    or with the ``later_leaders`` switch off."""
+    if leaders is None or not switches.active().later_leaders:
         return None
     followers = numpy.full(leaders.shape, -1)
     later = (leaders >= 0) & (leaders > numpy.arange(leaders.shape[1])[None, :])
@@ -506,10 +486,10 @@ class CellState:
     def single_person(self) -> numpy.ndarray:
         """(B, N) cells that may hold one person a writer calls "they": singular common nouns of no known gender,
         no thing, no name ("a gardener", "the witness"; not "Winterbourne", not a cell "he" has joined); with
-        ``THEY_NEEDS_PERSON_NOUN``, only those a noun for people heads (``PERSON_NOUN``: "the gardener", not
+        the ``they_person_nouns`` switch, only those a noun for people heads (``PERSON_NOUN``: "the gardener", not
         "the swamp")."""
         singular_noun = (self.noun_numbers == 1) & ~self.inanimate & (self.number != 2)
-        if THEY_NEEDS_PERSON_NOUN:
+        if switches.active().they_person_nouns:
             singular_noun &= self.person_noun
         return self.used & singular_noun & (self.proper == 0) & ~IS_PERSONAL_GENDER[self.gender]
 
@@ -538,7 +518,7 @@ class CellState:
             # a named speaker's first I: the speaker's own cell, one that holds the speaker's name, or a new one
             words = {word for word in attrs[rows[k], NAME_WORDS].tolist() if word >= 0}
             clash[k] = not (words and words <= self.names[rows[k]][cells[k]])
-        if IMPERSONAL_IT:  # "it" is never a speaker or addressee
+        if switches.active().impersonal_it:  # "it" is never a speaker or addressee
             it = attrs[rows, PRONOUN] == IT
             clash[it] = self.spoken[rows[it], cells[it]]
         # a you with no addressee is no one the text names, and no one it names is that you
@@ -1154,7 +1134,7 @@ class MentionMemory(nn.Module):
         if later.any():
             named = state.name_holder(attrs[docs, steps], spans[docs, steps, 0], later)
             cells = numpy.where(later, named, cells)
-            if FOLLOW_LATER_LEADERS:  # a new name speaks: its I begins the entity the name then joins
+            if switches.active().later_leaders:  # a new name speaks: its I begins the entity the name then joins
                 cells = numpy.where(later & (named < 0) & state.unseen_name(attrs[docs, steps]), NEW_ENTITY_CELL,
                                     cells)
         if follower_t is not None and (follower_t >= 0).any():
@@ -1200,10 +1180,10 @@ class MentionMemory(nn.Module):
     def singular_they_holders(self, state: CellState, attrs_t: numpy.ndarray, starts_t: numpy.ndarray,
                               active_t: numpy.ndarray, disagree: Optional[numpy.ndarray],
                               holder: Optional[numpy.ndarray]) -> Optional[numpy.ndarray]:
-        """With ``singular_they`` (and ``THEY_JOINS_ITS_PERSON``), ``holder`` (B,) (or -1s) with, for each "they"
+        """With ``singular_they`` (and the ``they_joins`` switch), ``holder`` (B,) (or -1s) with, for each "they"
         that has exactly one cell of one person it may join (``singular_they_pairs``), that cell where it may be
         joined; ``holder`` unchanged elsewhere, and where it already names a cell."""
-        if not (self.singular_they and THEY_JOINS_ITS_PERSON) or self.training \
+        if not (self.singular_they and switches.active().they_joins) or self.training \
                 or not (attrs_t[active_t, PRONOUN] == THEY).any():
             return holder
         rows, cells = numpy.nonzero(state.used & active_t[:, None])
@@ -1217,13 +1197,13 @@ class MentionMemory(nn.Module):
     def plural_they_holders(self, state: CellState, attrs_t: numpy.ndarray, starts_t: numpy.ndarray,
                             active_t: numpy.ndarray, disagree: Optional[numpy.ndarray],
                             holder: Optional[numpy.ndarray], log_p: torch.Tensor) -> Optional[numpy.ndarray]:
-        """With ``PLURAL_THEY_JOINS_NEAR`` (at inference), ``holder`` (B,) (or -1s) with, for each "they" whose best
+        """With the ``plural_they`` switch (at inference), ``holder`` (B,) (or -1s) with, for each "they" whose best
         action but IGNORE is a new entity, the best-scoring cell it may join that holds people of plural number (a
         plural noun for people or a plural pronoun joined it, and a noun for people: "the volunteers") and was last
         mentioned within ``PLURAL_THEY_WINDOW`` tokens; ``holder`` unchanged elsewhere, and where it already names a
         cell."""
         asks = active_t & (attrs_t[:, PRONOUN] == THEY)
-        if not PLURAL_THEY_JOINS_NEAR or self.training or not asks.any():
+        if not switches.active().plural_they or self.training or not asks.any():
             return holder
         scores = self.decision_scores(log_p, disagree)
         asks &= scores[:, 1:].argmax(axis=1) == 0  # the model's best mention action: a new entity
@@ -1311,7 +1291,7 @@ class MentionMemory(nn.Module):
                 disagree[rows, cells] |= personal & state.thing_only()[rows, cells]
                 disagree[rows, cells] |= pronoun & state.time_only()[rows, cells]
                 timed = attrs_t[rows, INANIMATE] == TIME_EXPRESSION
-                if TIMES_ARE_NOBODY and timed.any():  # and a time expression never joins a person
+                if switches.active().times_are_nobody and timed.any():  # and a time expression never joins a person
                     disagree[rows, cells] |= timed & state.holds_person()[rows, cells]
             for name, clash in clashes:
                 found = known_clashes[name] if name in known_clashes else clash(attrs_t, rows, cells)
@@ -1330,13 +1310,13 @@ class MentionMemory(nn.Module):
             return numpy.zeros(len(rows), dtype=bool)
         single = state.single_person()
         they = they & ~state.plural_near(starts_t)
-        if THEY_AMONG_ALL_PEOPLE:
+        if switches.active().they_among_all_people:
             alone = state.people_near(starts_t) == 1
         else:
             alone = (single & state.recently_mentioned(starts_t)).sum(axis=1) == 1
         pairs = they[rows] & single[rows, cells]
         allowed = pairs & alone[rows]
-        if REPORTED_THEY:
+        if switches.active().reported_they:
             for k in numpy.flatnonzero(pairs & ~allowed & (attrs_t[rows, REPORTER] >= 0)).tolist():
                 allowed[k] = int(attrs_t[rows[k], REPORTER]) in state.roots[rows[k]][cells[k]]
         return allowed

@@ -4,6 +4,7 @@ import numpy
 import pytest
 import torch
 
+from spacy_entmem.linguistics.switches import switched_off
 from spacy_entmem.pipeline.memory_log import step_entities
 from spacy_entmem.nn.memory import mention_memory
 from spacy_entmem.nn.memory.mention_memory import (
@@ -662,8 +663,7 @@ def test_a_speaker_named_after_the_quotation_joins_the_entity_its_i_began_and_yo
     memory.speaker_continuity = True
     with torch.no_grad():
         ruled = memory(X, lengths, spans, n, attrs)
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(mention_memory, "FOLLOW_LATER_LEADERS", False)
+        with switched_off("later_leaders"):
             unfollowed = memory(X, lengths, spans, n, attrs)
     assert ruled.actions.tolist() == [[OVERWRITE, COREF, OVERWRITE, COREF]]
     cells = ruled.cells.tolist()[0]
@@ -779,8 +779,8 @@ def test_a_time_expression_never_joins_a_cell_holding_a_person(monkeypatch):
     memory = MentionMemory(input_width=6, hidden_width=8, n_cells=4, mlp_width=8, dropout=0.0, feature_width=4)
     memory.animacy_agreement = True
     assert _disagreements(memory, _attributes(rows))[-1][0][:3] == [True, True, False]
-    monkeypatch.setattr(mention_memory, "TIMES_ARE_NOBODY", False)  # the ablation's switch
-    assert _disagreements(memory, _attributes(rows))[-1][0][:3] == [False, False, False]
+    with switched_off("times_are_nobody"):  # the ablation's switch
+        assert _disagreements(memory, _attributes(rows))[-1][0][:3] == [False, False, False]
 
 
 def test_it_never_joins_a_cell_holding_a_speaker_or_an_addressee():
@@ -823,8 +823,7 @@ def test_singular_they_lifts_number_agreement_for_one_person_or_the_one_it_is_re
     person_cell = len(rows) - 2  # the cell the noun before "they" took
     assert _disagreements(memory, attrs)[-1][0][person_cell] is True  # noun number agreement alone: never
     memory.singular_they = True
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(mention_memory, "REPORTED_THEY", False)
+    with switched_off("reported_they"):
         assert _disagreements(memory, attrs)[-1][0][person_cell] is (not allowed)
     assert _disagreements(memory, attrs)[-1][0][person_cell] is (not reported_allowed)
 
@@ -845,8 +844,7 @@ def test_a_singular_they_joins_its_one_person_rather_than_beginning_an_entity(ro
     memory.eval()
     with torch.no_grad():
         out = memory(X, lengths, spans, n, attrs)
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(mention_memory, "THEY_JOINS_ITS_PERSON", False)
+        with switched_off("they_joins"):
             free = memory(X, lengths, spans, n, attrs)
     assert int(free.actions[0, -1]) == OVERWRITE
     person_cell = len(rows) - 2
@@ -875,8 +873,8 @@ def test_a_they_the_model_would_begin_an_entity_with_joins_the_plural_people_nea
     with torch.no_grad(), pytest.MonkeyPatch.context() as patch:
         patch.setattr(mention_memory, "PLURAL_THEY_WINDOW", window)
         out = memory(X, lengths, spans, n, attrs)
-        patch.setattr(mention_memory, "PLURAL_THEY_JOINS_NEAR", False)
-        free = memory(X, lengths, spans, n, attrs)
+        with switched_off("plural_they"):
+            free = memory(X, lengths, spans, n, attrs)
     assert int(free.actions[0, -1]) == OVERWRITE
     assert (int(out.cells[0, -1]) if int(out.actions[0, -1]) == COREF else -1) == cell
     assert out.actions[0, :-1].tolist() == free.actions[0, :-1].tolist()
