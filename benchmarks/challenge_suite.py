@@ -1,6 +1,10 @@
-"""A challenge suite written from grammar (not from any published test set, and never used to choose rules or
-models; those are chosen on LitBank / GUM dev): short items in categories, each with the links it expects,
-every gendered item in a masculine and a feminine form.
+"""A challenge suite written from grammar (not from any published test set): short items in categories, each with
+the links it expects, every gendered item in a masculine and a feminine form. Rules and models are chosen on
+LitBank / GUM dev, but the suite was read: the failures of the first, third and fourth sets were read to find
+what was missing, and those of the fifth set (run once, 85.7 %) then prompted two rules (plurals of nouns for
+people, fragments cover nothing), so none of the five sets is unseen any more. The sixth set (issue 73) was
+written after that round's model was chosen and run once; its figure is the one unseen figure
+(docs/grammar.md, "Which sets were read").
 
     python benchmarks/challenge_suite.py                       # the shipped pipeline
     python benchmarks/challenge_suite.py --pipeline DIR --setting syntactic_binding=false
@@ -162,7 +166,8 @@ TEMPLATES = [
     ("number agreement", "The neighbours greeted {A}. {p:He} waved back.", [("link", "P", "A"), ("apart", "P", "S")]),
     ("first and second person in dialogue", "Dear {A}, our {F1} checked the invoice. {p:He} found an error.",
      [("apart", "We", "A"), ("apart", "P", "A"), ("link", "P", "F1")]),
-    # fifth set (seventh round), written after that round's rules were chosen on dev, and run once
+    # fifth set (seventh round), written after that round's rules were chosen on dev and run once; its failures
+    # were then read and prompted two rules, so its later figures are not unseen
     ("number agreement", "{A} thanked the {G} after the meeting. They smiled.",
      [("link", "T", "G"), ("apart", "T", "A")]),
     ("number agreement", "The {G} waited for {A}. {p:He} was late.", [("link", "P", "A"), ("apart", "P", "G")]),

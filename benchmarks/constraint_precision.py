@@ -1,7 +1,10 @@
-"""How often the gold clusters of a corpus agree with the parse-based constraints (``pipeline.syntax``,
-``pipeline.turns``): for each gold mention, the earlier gold mentions the constraint rules out, and how many
-of those pairs the gold nonetheless puts in one cluster (the constraint's errors), per constraint kind; and for
-reflexives, how often the binder the parse names is in the reflexive's gold cluster.
+"""How often the gold clusters of a corpus agree with the constraints the memory applies as hard rules: the
+parse-based ones (``pipeline.syntax``, ``pipeline.turns``) and, pairwise on the attribute rows the memory computes
+for the mentions, gender, number, animacy, name gender, title and time rules: for each gold mention, the earlier
+gold mentions the constraint rules out, and how many of those pairs the gold nonetheless puts in one cluster (the
+constraint's errors), per constraint kind; and for reflexives, how often the binder the parse names is in the
+reflexive's gold cluster. (The memory applies the attribute rules to cells, which pool their mentions'
+attributes; the pairwise reading counts each pair once.)
 
     python benchmarks/constraint_precision.py corpus/litbank/dev.spacy corpus/gum/dev.spacy
     python benchmarks/constraint_precision.py --predicted corpus/litbank/test.spacy corpus/gum/test.spacy
@@ -21,7 +24,11 @@ from spacy.tokens import DocBin
 
 import spacy_entmem
 from spacy_entmem.evaluation.grammar_variants import PREVIOUS_DEFAULT, grammar_variant
-from spacy_entmem.pipeline.mention_attributes import PRONOUNS
+from spacy_entmem.models.memory import packaged_inanimate_nouns, packaged_name_genders, packaged_person_nouns
+from spacy_entmem.nn.memory.mention_memory import (GENDER, INANIMATE, NAME_WORDS, NOUN_NUMBER, NUMBER, PERSONAL_GENDERS,
+                                                  PRONOUN,
+                                                  TIME_EXPRESSION, TITLE)
+from spacy_entmem.pipeline.mention_attributes import PRONOUNS, StringIds, mention_attributes
 from spacy_entmem.pipeline.speakers import read_quotations
 from spacy_entmem.pipeline.syntax import forbidden_antecedents, reflexive_binder, span_root
 from spacy_entmem.pipeline.turns import read_turns
@@ -35,6 +42,38 @@ def kind(doc, start: int, end: int) -> str:
     return "name or nominal (principle C, i-within-i)"
 
 
+ATTRIBUTE_RULES = ("gender agreement (pronoun)", "number agreement (pronoun with a noun phrase)", "animacy (he / she with a thing)",
+                   "gender agreement (two named or titled mentions)", "title clash (Mr. / Mrs. / Miss … with a shared name)",
+                   "a time expression with a person")
+
+
+def shared_name_words(a, b) -> bool:
+    return bool({w for w in a[NAME_WORDS].tolist() if w >= 0} & {w for w in b[NAME_WORDS].tolist() if w >= 0})
+
+
+def attribute_rules(rows, i: int, j: int):
+    """The attribute rules that would keep mention ``i`` (later) from mention ``j`` (earlier): pairwise
+    versions of the memory's agreement rules, read off the attribute rows the memory computes."""
+    a, b = rows[i], rows[j]
+    found = []
+    pronoun = a[PRONOUN] > 0
+    if pronoun and a[GENDER] and b[GENDER] and a[GENDER] != b[GENDER]:
+        found.append(ATTRIBUTE_RULES[0])
+    if pronoun and a[NUMBER] and b[NOUN_NUMBER] and a[NUMBER] != b[NOUN_NUMBER] and b[PRONOUN] == 0:
+        found.append(ATTRIBUTE_RULES[1])
+    if pronoun and a[GENDER] in PERSONAL_GENDERS and b[PRONOUN] == 0 and b[INANIMATE] > 0:
+        found.append(ATTRIBUTE_RULES[2])
+    if not pronoun and b[PRONOUN] == 0 and a[GENDER] in PERSONAL_GENDERS and b[GENDER] in PERSONAL_GENDERS \
+            and a[GENDER] != b[GENDER]:
+        found.append(ATTRIBUTE_RULES[3])
+    if a[TITLE] > 0 and b[TITLE] > 0 and a[TITLE] != b[TITLE] and shared_name_words(a, b):
+        found.append(ATTRIBUTE_RULES[4])
+    if (a[INANIMATE] == TIME_EXPRESSION) != (b[INANIMATE] == TIME_EXPRESSION) and (
+            a[GENDER] in PERSONAL_GENDERS or b[GENDER] in PERSONAL_GENDERS):
+        found.append(ATTRIBUTE_RULES[5])
+    return found
+
+
 def predicted_clusters(doc):
     return [[(span.start, span.end) for span in group] for group in doc._.coref_clusters]
 
@@ -44,7 +83,8 @@ def main(paths, pipeline=None, predicted: bool = False, rules_off: bool = False)
     parse = [name for name in nlp.pipe_names if name in ("tok2vec", "tagger", "parser")]
     if "parser" not in parse:
         sys.exit(f"{pipeline or 'the default pipeline'} has no parser")
-    counts, person_counts, reflexive = Counter(), Counter(), Counter()
+    counts, person_counts, reflexive, attribute_counts = Counter(), Counter(), Counter(), Counter()
+    lexicons = (packaged_name_genders(), packaged_inanimate_nouns(), packaged_person_nouns())
     for path in paths:
         gold_docs = list(DocBin().from_disk(path).get_docs(nlp.vocab))
         docs = (spacy.tokens.Doc(nlp.vocab, words=[t.text for t in d], spaces=[bool(t.whitespace_) for t in d])
@@ -77,6 +117,11 @@ def main(paths, pipeline=None, predicted: bool = False, rules_off: bool = False)
                 if binder >= 0:
                     joined = any(cluster_of[o] == cluster_of[(start, end)] for o in by_root.get(binder, []))
                     reflexive[joined] += 1
+            rows = mention_attributes(doc, mentions, StringIds(), *lexicons)
+            for i in range(len(mentions)):
+                for j in range(max(0, i - 60), i):  # the 60 mentions before: what the memory's cells hold at most
+                    for rule in attribute_rules(rows, i, j):
+                        attribute_counts[rule, cluster_of[mentions[i]] == cluster_of[mentions[j]]] += 1
             # person: pairs of gold mentions with a person, in one turn
             with_person = [(m, p) for m, p in zip(mentions, persons) if p]
             for i, (m, p) in enumerate(with_person):
@@ -90,6 +135,10 @@ def main(paths, pipeline=None, predicted: bool = False, rules_off: bool = False)
               f"(kept apart {100 * right / max(right + wrong, 1):.1f} %)")
     print(f"person within a turn: {sum(person_counts.values())} pairs of different persons, {person_counts[True]} "
           f"in one {source} cluster (kept apart {100 * person_counts[False] / max(sum(person_counts.values()), 1):.1f} %)")
+    for rule in ATTRIBUTE_RULES:
+        wrong, right = attribute_counts[rule, True], attribute_counts[rule, False]
+        print(f"{rule}: {right + wrong} ruled-out pairs among {source} mentions (each with the 60 before it), "
+              f"{wrong} in one {source} cluster (kept apart {100 * right / max(right + wrong, 1):.1f} %)")
     print(f"reflexives with a binder: {sum(reflexive.values())}, binder in the reflexive's {source} cluster "
           f"{reflexive[True]} ({100 * reflexive[True] / max(sum(reflexive.values()), 1):.1f} %)")
 

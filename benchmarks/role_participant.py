@@ -10,6 +10,7 @@ building the preference), 12-35 the test part, run once for the README.
     python benchmarks/role_participant.py                        # the shipped pipeline
     python benchmarks/role_participant.py --lm-preference        # with the causal-LM preference
     python benchmarks/role_participant.py --part dev --failures  # what the dev part gets wrong
+    python benchmarks/role_participant.py --write corpus/role_participant.jsonl   # the items, for reading
 
 An item is right when the pronoun is linked to the answer and not to the other person (``challenge_suite``'s
 judge). Reports accuracy overall, per pronoun, per answer position, and the gap between "he" and "she".
@@ -137,7 +138,11 @@ def main() -> None:
     parser.add_argument("--part", choices=("dev", "test", "all"), default="all")
     parser.add_argument("--lm-preference", action="store_true", help="add the causal-LM preference component")
     parser.add_argument("--failures", action="store_true", help="print the items it gets wrong")
+    parser.add_argument("--write", help="write the items as JSONL here and stop")
     args = parser.parse_args()
+    if args.write:
+        Path(args.write).write_text("".join(json.dumps(item) + "\n" for item in items()), encoding="utf8")
+        return
     import spacy_entmem
 
     nlp = spacy_entmem.load_default(lm_preference=args.lm_preference)

@@ -785,6 +785,65 @@ def person_nouns_wordnet_command(
                               **score_lexicon(lexicon, nouns)}))
 
 
+@research_command("grammar-corpus")
+def grammar_corpus_command(
+    output: Path = typer.Argument(..., help="Directory to write templates.spacy and the swapped copies to"),
+    templates: int = typer.Option(6000, help="Template documents to generate"),
+    swap: List[Path] = typer.Option([], "--swap", exists=True, dir_okay=False,
+                                    help=".spacy training files to write gender-swapped copies of"),
+    held_out_items: List[Path] = typer.Option([], "--held-out-items", exists=True, dir_okay=False,
+                                              help="JSONL items of a held-out suite ({\"text\": ...} per line): "
+                                              "no name, noun for people or verb of the templates is among them"),
+    held_out_names: List[Path] = typer.Option([], "--held-out-names", exists=True, dir_okay=False,
+                                              help=".spacy or GAP .tsv test sets: no name of the templates is "
+                                              "among their capitalised words"),
+    seed: int = typer.Option(0),
+) -> None:
+    """Training data that exercises the grammar (issue 73): documents from grammar templates whose clusters only
+    the syntax decides, and gender-swapped copies of training documents."""
+    import spacy
+    from spacy.tokens import Doc, DocBin
+
+    import spacy_entmem
+    from spacy_entmem.corpora.gender_swap import swap_doc
+    from spacy_entmem.corpora.grammar_templates import capitalised_words, template_corpus
+    from spacy_entmem.models.memory import packaged_name_genders
+
+    texts = []
+    for path in held_out_items:
+        for number, line in enumerate(path.read_text(encoding="utf8").splitlines(), start=1):
+            try:
+                texts.append(json.loads(line)["text"])
+            except (ValueError, KeyError, TypeError):
+                msg.fail(f"{path}:{number}: not a JSON object with a 'text'", exits=1)
+    name_texts = []
+    for path in held_out_names:
+        if path.suffix == ".spacy":
+            name_texts += [doc.text for doc in DocBin().from_disk(path).get_docs(spacy.blank("en").vocab)]
+        else:
+            name_texts += path.read_text(encoding="utf8").splitlines()
+    output.mkdir(parents=True, exist_ok=True)
+    nlp = spacy.blank("en")
+    genders = {name: gender for name, gender in packaged_name_genders().items()
+               if name not in capitalised_words(name_texts)}
+    try:
+        docs = template_corpus(nlp, templates, genders, texts, seed)
+    except ValueError as err:
+        msg.fail(str(err), exits=1)
+    DocBin(docs=docs, store_user_data=False).to_disk(output / "templates.spacy")
+    msg.good(f"{len(docs)} template documents ({sum(len(d) for d in docs)} tokens) -> {output / 'templates.spacy'}")
+    tagger = spacy_entmem.load_default()
+    for path in swap:
+        gold = list(DocBin().from_disk(path).get_docs(tagger.vocab))
+        with tagger.select_pipes(enable=["tok2vec", "tagger"]):
+            tagged = list(tagger.pipe(Doc(tagger.vocab, words=[t.text for t in d],
+                                          spaces=[bool(t.whitespace_) for t in d]) for d in gold))
+        swapped = [swap_doc(doc, tags, packaged_name_genders(), seed) for doc, tags in zip(gold, tagged)]
+        target = output / f"{path.stem}_{path.parent.name}_swapped.spacy"
+        DocBin(docs=swapped, store_user_data=False).to_disk(target)
+        msg.good(f"{len(swapped)} gender-swapped documents of {path} -> {target}")
+
+
 @research_command("finder-recall")
 def finder_recall_command(
     corpus: Path = typer.Argument(..., exists=True, dir_okay=False, help="A .spacy corpus with gold clusters"),

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from spacy.language import Language
-from spacy.tokens import Doc, Token
+from spacy.tokens import Doc, Span, Token
 
 from ..pipeline.mention_attributes import FEMININE, MASCULINE
 from .gap import COLUMNS, GapRow, read_gap_rows
@@ -171,3 +171,19 @@ def write_gap_rows(path: Path, rows: Iterable[GapRow]) -> None:
 
 def _flag(value: bool) -> str:
     return "TRUE" if value else "FALSE"
+
+
+def swap_doc(doc: Doc, tagged: Doc, name_genders: Dict[str, int], seed: int = 0,
+             pools: Optional[Dict[int, List[str]]] = None) -> Doc:
+    """The gender-swapped copy of a coreference document (``tagged``: the same tokens, tagged, which decides
+    "her" → "his" / "him"): token by token, so every span group (the gold clusters) keeps its token offsets."""
+    if len(doc) != len(tagged):
+        raise ValueError(f"[spacy-entmem] swap_doc: the tagged copy of the doc starting {doc.text[:40]!r} has "
+                         f"{len(tagged)} tokens, the doc {len(doc)}")
+    pools = pools or other_gender_names(name_genders)
+    words = [swapped_token(token, name_genders, pools, seed) for token in tagged]
+    swapped = Doc(doc.vocab, words=words, spaces=[bool(token.whitespace_) for token in doc])
+    for key, group in doc.spans.items():
+        swapped.spans[key] = [Span(swapped, span.start, span.end, label=span.label_) for span in group]
+        swapped.spans[key].attrs.update(group.attrs)
+    return swapped

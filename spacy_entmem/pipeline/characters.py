@@ -19,7 +19,7 @@ import re
 from collections import Counter, defaultdict
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from ..nn.memory.mention_memory import ELDER_TITLES, MALE_TITLE, TITLE_CLASHES, UNMARRIED_TITLE
+from ..linguistics.values import ELDER_TITLES, MALE_TITLE, TITLE_CLASHES, UNMARRIED_TITLE
 from .mention_attributes import NAME_PREFIXES, TITLE_GROUPS
 
 NameKey = Tuple[int, Tuple[str, ...]]  # (title group, name words)

@@ -25,9 +25,8 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from spacy.tokens import Doc
 
-from ..nn.memory.mention_memory import (
-    FIRST_SINGULAR, GENDER, NOUN_NUMBER, NUMBER, PERSON, PRONOUN, PROPER, QUOTED,
-)
+from ..linguistics.columns import GENDER, NOUN_NUMBER, NUMBER, PERSON, PRONOUN, PROPER, QUOTED
+from ..linguistics.values import FIRST_SINGULAR
 from .attributes import coref_mentions, is_proper_mention
 from .mention_attributes import (
     NAME_PREFIXES, FEMININE, MASCULINE, NEUTER, PLURAL, PRONOUN_CLASS, SINGULAR, StringIds, head_word, mention_attributes,

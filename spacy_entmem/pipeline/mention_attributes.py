@@ -14,30 +14,16 @@ from spacy.strings import hash_string
 from spacy.tokens import Doc
 
 from ..linguistics import switches
-from ..nn.memory.mention_memory import (ATTRIBUTE_FIELDS, AUNT_TITLE, FIRST_SINGULAR, MALE_TITLE, MARRIED_TITLE,
-                                        N_NAME_WORDS, PERSON_NOUN, SECOND_PERSON, TIME_EXPRESSION, UNCLE_TITLE,
-                                        UNMARRIED_TITLE)
+from ..linguistics.values import (FEMININE, MASCULINE, NEUTER, PLURAL, PRONOUN_CLASS,  # noqa: F401
+                                 PRONOUN_CLASSES, PRONOUNS, SINGULAR, UNKNOWN)
+from ..linguistics.columns import ATTRIBUTE_FIELDS, N_NAME_WORDS
+from ..linguistics.values import (AUNT_TITLE, FIRST_SINGULAR, MALE_TITLE, MARRIED_TITLE, PERSON_NOUN, SECOND_PERSON,
+                                  UNCLE_TITLE, UNMARRIED_TITLE)
+from ..linguistics.values import TIME as TIME_EXPRESSION
 from .binding import bound_subject_end
 from .sentences import SENTENCE_FINAL
 from .speakers import NO_SPEAKER, OPENING_QUOTES, TOGGLING_QUOTES, candidate_speakers, read_quotations
 
-UNKNOWN, MASCULINE, FEMININE, NEUTER = 0, 1, 2, 3
-SINGULAR, PLURAL = 1, 2
-# word → (person, number, gender)
-PRONOUNS: Dict[str, Tuple[int, int, int]] = {}
-for words, features in (
-    ("i me my mine myself", (1, SINGULAR, UNKNOWN)),
-    ("we us our ours ourselves", (1, PLURAL, UNKNOWN)),
-    ("you your yours yourself yourselves thee thou thy thine ye", (2, UNKNOWN, UNKNOWN)),
-    ("he him his himself", (3, SINGULAR, MASCULINE)),
-    ("she her hers herself", (3, SINGULAR, FEMININE)),
-    ("it its itself", (3, SINGULAR, NEUTER)),
-    ("they them their theirs themselves", (3, PLURAL, UNKNOWN)),
-):
-    for word in words.split():
-        PRONOUNS[word] = features
-PRONOUN_CLASSES = sorted(set(PRONOUNS.values()))
-PRONOUN_CLASS = {word: PRONOUN_CLASSES.index(f) + 1 for word, f in PRONOUNS.items()}  # 0 = not a pronoun
 
 GENDER_CUES = {
     MASCULINE: "mr mr. sir lord king prince duke earl count baron monsieur m. master father brother uncle son "
@@ -143,10 +129,16 @@ def speaker_gender(words: List[str], capitalised: List[bool], name_genders: Opti
 
 
 def given_name(words: List[str], capitalised: List[bool]) -> str:
-    """The first word of a name (lowercased words, with whether each is capitalised) after articles, titles
-    and honorifics, if it is capitalised, alphabetic and not a pronoun; "" otherwise."""
-    for word, upper in zip(words, capitalised):
+    """The first word of a name (lowercased words, with whether each is capitalised) after articles, titles,
+    honorifics and a noun for people used as a title before another name word ("Mayor Elena Ortiz", "Senator
+    Clark": the packaged person nouns), if it is capitalised, alphabetic and not a pronoun; "" otherwise."""
+    from ..models.memory import packaged_common_person_nouns
+
+    for i, (word, upper) in enumerate(zip(words, capitalised)):
         if word in NAME_PREFIXES:
+            continue
+        if i + 1 < len(words) and word in packaged_common_person_nouns() and _is_name_word(words[i + 1],
+                                                                                         capitalised[i + 1]):
             continue
         return word if _is_name_word(word, upper) else ""
     return ""

@@ -22,7 +22,8 @@ from spacy.tokens import Doc, Token
 
 from ..linguistics import switches
 from ..linguistics.switches import PRINCIPLES
-from ..nn.memory.mention_memory import N_ROLES, NO_SENTENCE
+from ..linguistics.values import (N_ROLES, NO_ROLE, NO_SENTENCE, NOT_A_THING, OBJECT, OBLIQUE,  # noqa: F401
+                                  OTHER_ROLE, PLACE, POSSESSOR, SUBJECT, TIME)
 from .binding import PLACE_PREPOSITIONS
 from .mention_attributes import COMMON_NOUN_TAGS, PRONOUNS, names_people
 
@@ -50,8 +51,6 @@ POSSESSOR_LOOKALIKES = {"her", "him", "me", "us", "them"}
 ARTICLES = {"a", "an", "the", "this", "that", "these", "those"}
 MAX_FORBIDDEN = 4  # constraints kept per candidate (the nearest first)
 NO_TOKEN = -1
-# grammatical roles (``grammatical_role``: the memory's learnt "role" pair features; 0: no parse)
-NO_ROLE, SUBJECT, OBJECT, POSSESSOR, OBLIQUE, OTHER_ROLE = range(N_ROLES)
 
 
 def span_root(doc: Doc, start: int, end: int) -> int:
@@ -247,7 +246,6 @@ TIME_WORDS = set(
 PLACE_PREPOSITIONS_FOR_NAMES = {"in", "into", "inside", "within", "throughout", "near"}
 MOTION_VERBS = {"move", "go", "come", "travel", "return", "fly", "sail", "drive", "walk", "run", "emigrate",
                 "relocate", "head", "journey", "arrive", "ride", "flee", "escape", "commute", "transfer"}
-NOT_A_THING, PLACE, TIME = 0, 1, 2
 
 
 def place_or_time(doc: Doc, start: int, end: int, root_index: Optional[int] = None) -> int:

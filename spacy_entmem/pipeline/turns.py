@@ -14,14 +14,12 @@ want to bake bread, you need flour"), never a third person the text names (``men
 from typing import List, Sequence, Tuple
 
 from ..linguistics import switches
+from ..linguistics.values import FIRST_PLURAL, NO_PERSON, READER  # noqa: F401  (READER: a you with no addressee)
 from .mention_attributes import PRONOUNS, SINGULAR, follows_sentence_boundary
 
 GREETINGS = {"hi", "hello", "hey", "dear", "dearest", "greetings"}
 GREETING_ENDS = {",", ":", "!", "-", "—"}  # what closes a greeting's line ("Hi Tom," / "Dear Sir:")
 MAX_LABEL_WORDS = 3  # "Lee:", "Dr. Smith:", "Mary Ann Lee:"
-NO_PERSON = 0
-READER = 4  # the person of an unquoted you that no speaker label or greeting gives an addressee
-FIRST_PLURAL = 5  # we / us / our: in one turn never the speaker's I, the addressee, nor a he / she
 SPEAKER_POSSESSIVES = {"my", "our", "your"}
 # heads of a form of address that a possessive opens and that names the addressee: "Your Majesty", "my lord"
 ADDRESS_HEADS = {"majesty", "highness", "grace", "excellency", "honour", "honor", "lordship", "ladyship", "worship",

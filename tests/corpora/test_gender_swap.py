@@ -107,3 +107,24 @@ def test_a_text_with_straight_double_quotes_round_trips_through_a_gap_tsv(tmp_pa
     write_gap_rows(path, [quoted])
     (read,) = read_gap_rows(path)
     assert (read.text, read.spans) == (text, quoted.spans)
+
+
+def test_a_coreference_doc_is_swapped_token_by_token_keeping_its_clusters():
+    import spacy
+    from spacy.tokens import Doc, Span
+
+    from spacy_entmem.corpora.gender_swap import swap_doc
+    from spacy_entmem.pipeline.mention_attributes import FEMININE, MASCULINE
+
+    vocab = spacy.blank("en").vocab
+    words = ["John", "met", "his", "sister", "and", "thanked", "her", "."]
+    doc = Doc(vocab, words=words)
+    doc.spans["coref_clusters_1"] = [Span(doc, 0, 1, label="person"), Span(doc, 2, 3, label="person")]
+    doc.spans["coref_clusters_2"] = [Span(doc, 2, 4), Span(doc, 6, 7)]
+    tagged = Doc(vocab, words=words, tags=["NNP", "VBD", "PRP$", "NN", "CC", "VBD", "PRP", "."])
+    swapped = swap_doc(doc, tagged, {"john": MASCULINE, "mary": FEMININE})
+    assert [t.text for t in swapped] == ["Mary", "met", "her", "brother", "and", "thanked", "him", "."]
+    assert [s.text for s in swapped.spans["coref_clusters_2"]] == ["her brother", "him"]
+    assert [s.label_ for s in swapped.spans["coref_clusters_1"]] == ["person", "person"]
+    with pytest.raises(ValueError, match="has 1 tokens, the doc 8"):
+        swap_doc(doc, Doc(vocab, words=["x"]), {})

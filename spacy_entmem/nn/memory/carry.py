@@ -18,6 +18,7 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 
 import numpy
 
+from ...linguistics.values import NO_SENTENCE  # noqa: F401  (the SENTENCE column's unknown)
 from .archive import EntityArchive, hashable, plain
 
 # the per-cell arrays of ``CellState`` (row b of each is one document's)
@@ -27,7 +28,6 @@ CELL_ARRAYS = ("entity", "usage", "last_end", "count", "gender", "number", "last
 # the per-cell sets of ``CellState`` (``strings``: ("n" / "h", id); ``persons``: (turn, person))
 CELL_SETS = ("strings", "names", "roots", "persons", "titles")
 PAST_TURN = -2  # the turn of every person mention of an earlier text: never a current turn (those are >= 0)
-NO_SENTENCE = -1  # (``mention_memory.SENTENCE``: unknown)
 FORMAT = 5  # bump when the fields change: ``from_dict`` refuses other formats
 
 
