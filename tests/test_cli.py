@@ -489,3 +489,33 @@ def test_the_cli_reference_page_lists_every_user_command_and_option():
             for option in getattr(param, "opts", []):
                 if option.startswith("--"):
                     assert option in sections[name], (name, option)
+
+
+def test_grammar_corpus_writes_templates_and_swapped_copies_keeping_clusters(tmp_path):
+    import spacy
+    from spacy.tokens import Doc, DocBin, Span
+
+    vocab = spacy.blank("en").vocab
+    doc = Doc(vocab, words=["John", "met", "Anna", "and", "thanked", "her", "."])
+    doc.spans["coref_clusters_1"] = [Span(doc, 2, 3), Span(doc, 5, 6)]
+    train = tmp_path / "train.spacy"
+    DocBin(docs=[doc]).to_disk(train)
+    items = tmp_path / "items.jsonl"
+    items.write_text('{"text": "The florist waved at Greta."}\n', encoding="utf8")
+    out = tmp_path / "extra"
+    result = runner.invoke(app, ["research", "grammar-corpus", str(out), "--templates", "8", "--swap", str(train),
+                                 "--held-out-items", str(items)])
+    assert result.exit_code == 1 and "shared with a held-out set: ['florist']" in flat(result)
+    items.write_text('{"text": "Greta waved."}\n', encoding="utf8")
+    result = runner.invoke(app, ["research", "grammar-corpus", str(out), "--templates", "8", "--swap", str(train),
+                                 "--held-out-items", str(items)])
+    assert result.exit_code == 0, result.output
+    templates = list(DocBin().from_disk(out / "templates.spacy").get_docs(vocab))
+    assert len(templates) == 8 and not any("Greta" in d.text for d in templates)
+    swapped = list(DocBin().from_disk(out / f"train_{tmp_path.name}_swapped.spacy").get_docs(vocab))
+    assert swapped[0].text.strip().endswith("thanked him .") and swapped[0][0].text != "John"
+    assert [s.text for s in swapped[0].spans["coref_clusters_1"]] == [swapped[0][2].text, "him"]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("not json\n", encoding="utf8")
+    result = runner.invoke(app, ["research", "grammar-corpus", str(out), "--held-out-items", str(bad)])
+    assert result.exit_code == 1 and "bad.jsonl:1: not a JSON object" in flat(result)
