@@ -42,7 +42,7 @@ def test_the_challenge_suite_scores_items_by_their_links_and_lists_the_failed_on
 
     suite = load(BENCHMARKS / "challenge_suite.py", monkeypatch)
     written = suite.items()
-    assert [sum(item["set"] == name for item in written) for name in suite.SET_NAMES] == [462, 308, 112, 140, 140]
+    assert [sum(item["set"] == name for item in written) for name in suite.SET_NAMES] == [462, 308, 112, 140, 140, 168]
     checks = [["link", "P", "B"], ["apart", "P", "A"]]
     slots = {"A": [0, 3], "B": [9, 12], "P": [25, 28]}
     items = [{"id": "0-0-m", "category": "principle B", "gender": "m", "text": "Tom paid Bob and thanked him.",
@@ -62,3 +62,20 @@ def test_the_challenge_suite_scores_items_by_their_links_and_lists_the_failed_on
     assert scores["masculine"]["accuracy"] == 100.0 and scores["feminine"]["accuracy"] == 0.0
     assert scores["set: first"] == {"n": 2, "accuracy": 50.0}
     assert [f["id"] for f in failures] == ["0-0-f"] and failures[0]["clusters"] == [["Ann", "her"]]
+
+
+def test_the_role_participant_set_is_balanced_and_its_slots_name_the_people(monkeypatch):
+    from collections import Counter
+
+    rp = load(BENCHMARKS / "role_participant.py", monkeypatch)
+    items = rp.items()
+    assert len(items) == 216
+    assert Counter(item["pronoun"] for item in items) == {"he": 72, "she": 72, "they": 72}
+    assert Counter(item["answer"] for item in items) == {"A": 108, "B": 108}
+    assert Counter(item["part"] for item in items) == {"dev": 72, "test": 144}
+    for item in items:
+        first, second = rp.SCHEMAS[item["schema"]][:2]
+        text = item["text"]
+        assert text[slice(*item["slots"]["A"])] == first and text[slice(*item["slots"]["B"])] == second
+        assert text[slice(*item["slots"]["P"])] == item["pronoun"]
+        assert item["checks"] == [["link", "P", item["answer"]], ["apart", "P", "B" if item["answer"] == "A" else "A"]]

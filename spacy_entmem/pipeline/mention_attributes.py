@@ -129,16 +129,10 @@ def speaker_gender(words: List[str], capitalised: List[bool], name_genders: Opti
 
 
 def given_name(words: List[str], capitalised: List[bool]) -> str:
-    """The first word of a name (lowercased words, with whether each is capitalised) after articles, titles,
-    honorifics and a noun for people used as a title before another name word ("Mayor Elena Ortiz", "Senator
-    Clark": the packaged person nouns), if it is capitalised, alphabetic and not a pronoun; "" otherwise."""
-    from ..models.memory import packaged_common_person_nouns
-
-    for i, (word, upper) in enumerate(zip(words, capitalised)):
+    """The first word of a name (lowercased words, with whether each is capitalised) after articles, titles
+    and honorifics, if it is capitalised, alphabetic and not a pronoun; "" otherwise."""
+    for word, upper in zip(words, capitalised):
         if word in NAME_PREFIXES:
-            continue
-        if i + 1 < len(words) and word in packaged_common_person_nouns() and _is_name_word(words[i + 1],
-                                                                                         capitalised[i + 1]):
             continue
         return word if _is_name_word(word, upper) else ""
     return ""
