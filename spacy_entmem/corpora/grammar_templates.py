@@ -116,7 +116,7 @@ class TemplateGenerator:
         gender = self.random.choice((MASCULINE, FEMININE))
         taken: Set[str] = set()
         people = {"A": self.person(gender, taken), "B": self.person(gender, taken),
-                  "R": "the " + self.random.choice(ROLE_NOUNS)}
+                  "R": self.random.choice(ROLE_NOUNS)}  # a role noun: "The [R]" writes its article
         people["AB"] = f"{people['A']} and {people['B']}"
         text, mentions, position = "", [], 0
         source = template.text.format(**self.fields())
@@ -125,7 +125,7 @@ class TemplateGenerator:
             position = match.end()
             kind, who = match.group(1), match.group(2)
             if who is None:  # a person
-                word = people[kind] if kind != "R" else people["R"][4:]
+                word = people[kind]
                 entity = kind
                 if kind == "AB":  # the group, and each of its two people
                     mentions.append((len(text), len(text) + len(people["A"]), "A"))

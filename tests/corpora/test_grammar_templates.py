@@ -26,8 +26,8 @@ def test_the_syntax_decides_the_gold_links():
     generator = TemplateGenerator({MASCULINE: ["tobias"], FEMININE: ["greta"]}, seed=0)
     nlp = spacy.blank("en")
     by_phenomenon = {}
-    for i in range(len(TEMPLATES)):
-        by_phenomenon.setdefault(TEMPLATES[i].phenomenon, []).append(generator.docs(nlp, len(TEMPLATES))[i])
+    for template, doc in zip(TEMPLATES, generator.docs(nlp, len(TEMPLATES))):
+        by_phenomenon.setdefault(template.phenomenon, []).append(doc)
     for doc in by_phenomenon["coordination"]:  # "A verb B and verb2 him": him is B, never A
         first, pronoun = doc[0:2].text, [t for t in doc if t.lower_ in ("him", "her")][-1]
         together = [c for c in clusters(doc) if pronoun.text in c][0]
