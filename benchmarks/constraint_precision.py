@@ -30,7 +30,9 @@ from spacy_entmem.nn.memory.mention_memory import (GENDER, INANIMATE, NAME_WORDS
                                                   TIME_EXPRESSION, TITLE)
 from spacy_entmem.pipeline.mention_attributes import PRONOUNS, StringIds, mention_attributes
 from spacy_entmem.pipeline.speakers import read_quotations
-from spacy_entmem.pipeline.syntax import forbidden_antecedents, reflexive_binder, span_root
+from spacy_entmem.pipeline.syntax import forbidden_antecedents, reflexive_binder, small_clause_matrix, span_root
+
+SMALL_CLAUSE_KIND = "pronoun, the subject of a small clause (principle B, exceptional case)"
 from spacy_entmem.pipeline.turns import read_turns
 from spacy_entmem.training.targets import gold_clusters
 
@@ -38,6 +40,8 @@ from spacy_entmem.training.targets import gold_clusters
 def kind(doc, start: int, end: int) -> str:
     word = doc[start].lower_
     if end - start == 1 and word in PRONOUNS:
+        if small_clause_matrix(doc[start]) is not None:
+            return SMALL_CLAUSE_KIND
         return "pronoun (principle B)"
     return "name or nominal (principle C, i-within-i)"
 
@@ -129,7 +133,7 @@ def main(paths, pipeline=None, predicted: bool = False, rules_off: bool = False)
                     if turns[other[0]] == turns[m[0]] and q != p:
                         person_counts[cluster_of[other] == cluster_of[m]] += 1
     source = "predicted" if predicted else "gold"
-    for what in ("pronoun (principle B)", "name or nominal (principle C, i-within-i)"):
+    for what in ("pronoun (principle B)", SMALL_CLAUSE_KIND, "name or nominal (principle C, i-within-i)"):
         wrong, right = counts[what, True], counts[what, False]
         print(f"{what}: {right + wrong} ruled-out pairs among {source} mentions, {wrong} in one {source} cluster "
               f"(kept apart {100 * right / max(right + wrong, 1):.1f} %)")

@@ -76,6 +76,8 @@ def main() -> None:
     chosen = select_alpha({doc_id: o for doc_id, _, _, o, _ in dev}, people(dev))
     gold_test = people(test)
     constant = chosen.baseline_count
+    gold_dev = people(dev)
+    dev_table_errors = [abs(n - gold_dev[d]) for d, _, _, _, n in dev]  # what choices read; test is read once
     table_errors = [abs(n - gold_test[d]) for d, _, _, _, n in test]
     overwrite_errors = [abs(count_entities(o, chosen.alpha) - gold_test[d]) for d, _, _, o, _ in test]
     constant_errors = [abs(constant - gold_test[d]) for d, *_ in test]
@@ -96,6 +98,9 @@ def main() -> None:
         "people_mean_abs_error": {"entity_table": sum(table_errors) / len(test),
                                   "overwrites": sum(overwrite_errors) / len(test),
                                   "constant": sum(constant_errors) / len(test)},
+        "dev_people_mean_abs_error": {"entity_table": sum(dev_table_errors) / len(dev),
+                                      "constant": sum(abs(constant - gold_dev[d]) for d in gold_dev) / len(dev)},
+        "dev_people": {d: (gold_dev[d], n) for d, *_, n in dev},
         "alpha": chosen.alpha, "constant_count": constant,
         "predicted_people": {"entity_table": {d: n for d, *_, n in test},
                              "overwrites": {d: count_entities(o, chosen.alpha) for d, _, _, o, _ in test}},

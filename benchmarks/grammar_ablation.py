@@ -43,6 +43,7 @@ def main() -> None:
                     ("finder: fragments cover nouns for people", "fragments_cover_nothing"),
                     ("binding without the dative repair", "datives"),
                     ("binding with bracketed clauses sharing their subject", "brackets"),
+                    ("binding without small-clause subjects as the main verb's", "small_clause_subjects"),
                     ("singular_they counting only the genderless nominals near", "they_among_all_people"),
                     ("singular_they with any genderless singular nominal", "they_person_nouns"),
                     ("singular_they without the learnt nouns for people", "learnt_person_nouns"),

@@ -23,8 +23,7 @@ from typing import Dict, List, Optional
 from spacy.tokens import Doc
 
 from ..pipeline.memory_log import COREF, IGNORE, OVERWRITE
-from ..pipeline.characters import name_key
-from ..pipeline.entities import is_pure_name
+from ..pipeline.mention_attributes import HONORIFICS, LEADING_WORDS, TITLE_GROUPS
 from .character_keys import CharacterKey, mention_name
 
 TRAINING_SPAN = 2500  # tokens: LitBank's documents are about 2,000 words, the longest training texts shorter
@@ -70,6 +69,19 @@ def mention_kind(doc: Doc, start: int, end: int, nested: bool) -> str:
     return SINGLETON_KINDS[6]
 
 
+def full_name(text: str) -> Optional[tuple]:
+    """The lowercased name words of a mention that is a full name and nothing more: an optional title, then
+    two or more capitalised name words ("Jo March", "Mr. Theodore Laurence"; not "poor Jim Hawkins", "Ben Gunn's
+    the man", "Alexander Smollett, master", "A Millennium Fulcrum Edition", "PROJECT GUTENBERG"); else None."""
+    words = text.split()
+    if words and (words[0].lower() in TITLE_GROUPS or words[0].lower() in HONORIFICS):
+        words = words[1:]
+    if len(words) < 2 or words[0].lower() in LEADING_WORDS or text.isupper() or not all(
+            word[:1].isupper() and word.replace("-", "").replace("'", "").replace("’", "").isalpha() for word in words):
+        return None
+    return tuple(word.lower() for word in words)
+
+
 class IdentityLog:
     """The steps of a stream's memory, text after text (see the module docstring)."""
 
@@ -107,11 +119,11 @@ class IdentityLog:
         character_entities: Dict[str, set] = {}
         evictions, big_evicted, main_evicted, idle = 0, 0, 0, []
         restart_live = restart_evicted = full_name_restarts = 0
+        restarted_names: List[str] = []  # the full names that began a second entity, in stream order
         full_name_entities: Dict[tuple, set] = {}  # a full name ("Jo March") -> the entities it was a mention of
         long_joins = joins = 0
         for step, character in zip(self.steps, characters):
-            full = name_key(step.text) if is_pure_name(step.text) else None
-            full = full[1] if full is not None and len(full[1]) >= 2 else None  # a full name and nothing more
+            full = full_name(step.text)
             if step.action == OVERWRITE:
                 evicted = cells.get(step.cell)
                 if evicted is not None and evicted != step.entity:
@@ -124,6 +136,7 @@ class IdentityLog:
                 if full is not None and full_name_entities.get(full, set()) & (
                         set(cells.values()) - {cells.get(step.cell)}):
                     full_name_restarts += 1  # (the entity the new one evicts was in memory until this step)
+                    restarted_names.append(f"{step.text} @{step.position}")
                 if character is not None and character_entities.get(character, set()) - {step.entity}:
                     held = set(cells.values())
                     if character_entities[character] & held:
@@ -158,6 +171,7 @@ class IdentityLog:
             "restart_live": restart_live,
             "restart_evicted": restart_evicted,
             "full_name_restart_live": full_name_restarts,
+            "full_name_restarts_at": restarted_names,
             "joins": joins,
             "joins_past_training_span": long_joins,
         }

@@ -38,6 +38,7 @@ class GrammarSwitches:
     addressees: bool = True  # speaker continuity: a quoted you joins its addressee
     later_leaders: bool = True  # speaker continuity: "“I …,” said Harry"
     speaker_genders: bool = True  # a quoted I / you has its speaker's gender
+    small_clause_subjects: bool = True  # binding: "let her use", "made him feel": the main verb's co-argument
     principles: Tuple[str, ...] = PRINCIPLES  # the binding principles read
 
     @classmethod

@@ -11,39 +11,64 @@ mention), read as a title group (``mention_attributes.TITLE_GROUPS``) and name w
 - a titled surname ("Mrs. March", "Mr. Laurence") is a character of its own per title group: people who share
   a surname stay apart ("Mr. March", "Mrs. March", "Aunt March");
 - masculine and feminine entities of one name stay apart, unless one side is small (``GENDER_SLIP``): a "she"
-  that joined "Nibs" by mistake does not make a second Nibs.
+  that joined "Nibs" by mistake does not make a second Nibs;
+- a full name said once around one said often ("Ware Tinker Bell", "Ware" being "beware") is no target;
+- given names that are forms of one name ("Josephine" and "Jo", "Benjamin Gunn" and "Ben Gunn", "Margaret" and
+  "Meg": the ``nicknames`` package's hand-curated English list) are one character where the book confirms it: an
+  entity of the memory holds both, or the full names share their surname;
+- a bare surname that only one titled name holds is that person ("Brooke" → "Mr. Brooke"), unless a full name
+  ends with it.
 
 A merged row keeps the id of its most mentioned entity (``Entity.id``) and lists all of them (``Entity.ids``).
 """
 import re
 from collections import Counter, defaultdict
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from functools import lru_cache
+from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+
+from nicknames import NickNamer
 
 from ..linguistics.values import ELDER_TITLES, MALE_TITLE, TITLE_CLASHES, UNMARRIED_TITLE
-from .mention_attributes import NAME_PREFIXES, TITLE_GROUPS
+from .mention_attributes import GENDER_OF_WORD, NAME_PREFIXES, TITLE_GROUPS
 
 NameKey = Tuple[int, Tuple[str, ...]]  # (title group, name words)
 FULLER_SHARE = 0.2  # how often, against the main name, a fuller form of it must be said to name the entity
 MAX_NAME_WORDS = 4  # a name of more words is read as no name ("The Old Sea-dog at the Admiral Benbow")
 GENDER_SLIP = 0.25  # a masculine or feminine side this small of a name's mentions is an error, not a person
+# a full name said once around a full name said this many times is a slip, no target ("Ware Tinker Bell")
+SLIP_AROUND = 5
+# words before a name that are not part of it: fiction's titles of address ("Cap'n Smollett", "Doctor Livesey",
+# "Squire Trelawney") and the vocative "O" ("O George")
+ADDRESS_WORDS = {"cap'n", "capn", "doctor", "squire", "o", "oh"}
+# "I", "I.", "XII": the pronoun or a heading's number, never a name (one letter but "I" is an initial: "L. Frank")
+DESCRIPTION_WORDS = 5  # a definite description this long, said again, is one person ("the man with the wooden leg")
+DESCRIPTION_PREPOSITIONS = {"with", "of", "in", "from", "at", "on"}
+ROMAN_NUMERAL = re.compile(r"i\.?|[ivxlcdm]{2,}\.?")
 
 
 def name_key(text: str) -> Optional[NameKey]:
     """A name mention's title group and lowercased name words, up to the first word that is no name word
     ("Mrs. March" → (2, ("march",)), "Jo March's" → (0, ("jo", "march")), "Amy, finishing Jo…" → (0, ("amy",)));
-    None for a text that does not begin with a name (after titles and articles)."""
-    title, words = 0, []
-    for word in re.findall(r"[\w'’.-]+|[^\w\s]", text.replace("’", "'")):
+    a noun for people capitalised after "the" names one too ("the Queen of the Mice" → (0, ("queen",))); None for
+    a text that does not begin with a name (after titles and articles)."""
+    title, words, role = 0, [], None
+    for position, word in enumerate(re.findall(r"[\w'’.-]+|[^\w\s]", text.replace("’", "'").replace("--", " — "))):
         word = word[:-2] if word.endswith("'s") else word
         lower = word.lower()
         if not words and lower in TITLE_GROUPS:
             title = TITLE_GROUPS[lower]
-        elif not words and lower in NAME_PREFIXES:
+        elif not words and (lower in NAME_PREFIXES or lower in ADDRESS_WORDS):
+            if position == 1 and word[:1].isupper() and lower in GENDER_OF_WORD:
+                role = lower  # "the Queen": a role the book names someone by (not "the Old …", "the Dr. …")
             continue
+        elif word.isupper() and ROMAN_NUMERAL.fullmatch(lower):
+            break
         elif word[:1].isupper() and word.replace("-", "").replace("'", "").replace(".", "").isalpha():
             words.append(lower)
         else:
             break
+    if not words and role is not None and not title and text[:4].lower() == "the ":
+        words = [role]
     if not words or len(words) > MAX_NAME_WORDS or (len(text) > 3 and text.isupper()):
         return None  # (no name; a heading or a shout in capitals: "NARRATIVE RESUMED BY JIM HAWKINS")
     return title, tuple(words)
@@ -71,15 +96,31 @@ def main_name(entity, names: Optional[set] = None) -> Optional[NameKey]:
     return max(fuller, key=lambda k: (keys[k], len(k[1]), -first[k])) if fuller else top
 
 
-def character_keys(keys: Sequence[NameKey], inventory: Iterable[NameKey] = ()) -> Dict[NameKey, NameKey]:
+def character_keys(keys: Sequence[NameKey], inventory: Iterable[NameKey] = (),
+                   together: Optional[Set[FrozenSet[str]]] = None) -> Dict[NameKey, NameKey]:
     """Each main-name key → the key of its character (see the module docstring); ``inventory``: the keys of
-    every name mention of the book, whose full names ("Jo March") count even where no entity has one as its
-    main name."""
-    inventory = set(inventory) | set(keys)
-    full_names = {key[1] for key in inventory if len(key[1]) >= 2}
+    every name mention of the book (a ``Counter`` gives how often each was said), whose full names ("Jo March")
+    count even where no entity has one as its main name; ``together``: pairs of given names some entity of the
+    memory holds both of (the book's confirmation of a nickname)."""
+    said = Counter()
+    for (_, words), n in (inventory.items() if isinstance(inventory, Mapping) else ((k, 1) for k in inventory)):
+        said[words] += n
+    counted = isinstance(inventory, Mapping)
+    full_names = {words for words in set(said) | {words for _, words in keys} if len(words) >= 2}
+    if counted:  # "Ware Tinker Bell" ("beware") said once, "Tinker Bell" forty times
+        full_names = {name for name in full_names if said[name] > 1 or not any(
+            said[other] >= SLIP_AROUND and (name[:len(other)] == other or name[-len(other):] == other)
+            for other in full_names if len(other) < len(name))}
+    canonical = canonical_full_names(full_names, said)
+    full_names = set(canonical.values())
+    asked, keys = set(keys), [(title, canonical.get(words, words)) for title, words in keys]
     # surnames a woman's or an elder's title holds ("Mrs. Hawkins"): a bare "Hawkins" may be anyone of the family
     titled_surnames = {words[-1] for title, words in keys if title in TITLE_CLASHES and title != MALE_TITLE
                        and len(words) == 1}
+    titles_of: Dict[Tuple[str, ...], Set[int]] = defaultdict(set)  # a one-word name → the title groups before it
+    for title, words in keys:
+        if title in TITLE_CLASHES and len(words) == 1:
+            titles_of[words].add(title)
     first_words = {words[0] for words in full_names}
     untitled = {words for title, words in keys if not title}
     out = {}
@@ -95,6 +136,8 @@ def character_keys(keys: Sequence[NameKey], inventory: Iterable[NameKey] = ()) -
         elif not title and not longer and len(ending) == 1 and (len(words) > 1 or words[0] not in
                                                                  titled_surnames | first_words):
             out[(title, words)] = (0, ending[0])  # "Silver", "John Silver" → "Long John Silver" (no "Mr. Silver")
+        elif not title and not longer and not ending and len(titles_of[words]) == 1:
+            out[(title, words)] = (min(titles_of[words]), words)  # "Brooke" → "Mr. Brooke", the one who has it
         else:
             out[(title, words)] = (0, words)
     for key in list(out):  # one hop further where a target resolves on: "John" → "John Silver" → "Long John Silver"
@@ -102,8 +145,65 @@ def character_keys(keys: Sequence[NameKey], inventory: Iterable[NameKey] = ()) -
             if out.get(out[key], out[key]) == out[key]:
                 break
             out[key] = out[out[key]]
-    out = short_forms(out)
-    return {key: (out[key] if key in out else out[(0, key[1])]) for key in set(keys)}
+    out = given_name_forms(short_forms(out), said, together)
+    mapping = {}
+    for title, words in asked:
+        key = (title, canonical.get(words, words))
+        mapping[(title, words)] = out[key] if key in out else out[(0, key[1])]
+    return mapping
+
+
+@lru_cache(maxsize=1)
+def _nicknamer() -> NickNamer:
+    return NickNamer()
+
+
+def name_forms(word: str) -> Set[str]:
+    """The other forms of an English given name ("jo" → "josephine", "joanna", …; "margaret" → "meg", …)."""
+    namer = _nicknamer()
+    return (namer.nicknames_of(word) | namer.canonicals_of(word)) - {word}
+
+
+def canonical_full_names(full_names: Iterable[Tuple[str, ...]], said: Mapping) -> Dict[Tuple[str, ...], Tuple[str, ...]]:
+    """Each full name → the most said full name of its surname whose given name is a form of its own ("benjamin
+    gunn" → "ben gunn"; "tom redruth" and "thomas redruth" one name); itself where there is none."""
+    by_rest: Dict[Tuple[str, ...], List[Tuple[str, ...]]] = defaultdict(list)
+    for name in full_names:
+        by_rest[name[1:]].append(name)
+    out = {}
+    for names in by_rest.values():
+        for name in names:
+            same = [other for other in names if other == name or other[0] in name_forms(name[0])]
+            out[name] = max(same, key=lambda other: (said.get(other, 0), other))
+    return out
+
+
+def given_name_forms(mapping: Dict[NameKey, NameKey], said: Mapping,
+                     together: Optional[Set[FrozenSet[str]]]) -> Dict[NameKey, NameKey]:
+    """``mapping`` with each untitled one-word character made the one other untitled character whose given name
+    is a form of its word ("josephine" → "jo march"), where the book confirms the pair: an entity holds both
+    (``together``; None: no confirmation asked), or the word is said less than a ``SLIP_AROUND``-th as often as
+    the other character's names (a main character's formal name said now and then; "Dick" and "Richard Joyce",
+    said about as often, stay two people). Of two one-word characters, the less said joins the more said."""
+    characters = {target for target in mapping.values() if not target[0]}
+    weight = Counter()
+    for key, target in mapping.items():
+        weight[target] += said.get(key[1], 0)
+    merged: Dict[NameKey, NameKey] = {}
+    for character in sorted(characters):
+        if len(character[1]) != 1:
+            continue
+        word = character[1][0]
+        forms = name_forms(word)
+        others = [other for other in characters if other != character and other[1][0] in forms]
+        if len(others) != 1:
+            continue
+        other = others[0]
+        confirmed = together is None or frozenset((word, other[1][0])) in together or \
+            weight[character] * SLIP_AROUND <= weight[other]
+        if confirmed and (len(other[1]) > 1 or (weight[other], other) > (weight[character], character)):
+            merged[character] = other
+    return {key: merged.get(target, target) for key, target in mapping.items()}
 
 
 def _widest(names: List[Tuple[str, ...]]) -> List[Tuple[str, ...]]:
@@ -128,16 +228,37 @@ def short_forms(mapping: Dict[NameKey, NameKey]) -> Dict[NameKey, NameKey]:
         if len(longer) == 1 and [other for other in characters if short_of(other, longer[0])] == [short]:
             merged[short] = longer[0]
     return {key: merged.get(target, target) for key, target in mapping.items()}
+
+
+def description(entity) -> Optional[str]:
+    """An entity's most frequent mention when it is a long definite description a book names someone by ("the
+    soldier with the green whiskers": "the", at least ``DESCRIPTION_WORDS`` words, a preposition), lowercased;
+    else None."""
+    texts = Counter(m.text.lower() for m in entity.mentions if m.mention_type != "pronoun")
+    if not texts:
+        return None
+    text = texts.most_common(1)[0][0]
+    words = text.split()
+    return text if len(words) >= DESCRIPTION_WORDS and words[0] == "the" and \
+        DESCRIPTION_PREPOSITIONS.intersection(words[2:]) else None
+
+
 def merge_characters(entities: Sequence, summarise) -> List:
     """The entities with those that are one character merged (``summarise``: mention records → ``Entity``),
     most mentioned first. Entities of one character key with masculine and feminine ones among them stay two
     rows (two people of one name), unless the smaller side holds less than ``GENDER_SLIP`` of their mentions (a
     wrong pronoun joined, not another person)."""
-    named = {name_key(m.text) for entity in entities for m in entity.mentions if m.mention_type == "name"} - {None}
+    named = Counter(key for entity in entities for m in entity.mentions if m.mention_type == "name"
+                    for key in [name_key(m.text)] if key is not None)
     keyed = [(entity, main_name(entity, named)) for entity in entities]
-    mapping = character_keys([key for _, key in keyed if key is not None], named)
+    mapping = character_keys([key for _, key in keyed if key is not None], named, names_held_together(entities))
     groups: Dict[NameKey, List] = defaultdict(list)
-    merged = [entity for entity, key in keyed if key is None]
+    merged = []
+    described: Dict[str, List] = defaultdict(list)  # entities of no name, by their long definite description
+    for entity, key in keyed:
+        if key is None:
+            described[description(entity) or f"#{id(entity)}"].append(entity)
+    merged.extend(_merged(members, summarise) for members in described.values())
     for entity, key in keyed:
         if key is not None:
             groups[mapping[key]].append(entity)
@@ -153,6 +274,16 @@ def merge_characters(entities: Sequence, summarise) -> List:
         for gender in sizes:
             merged.append(_merged(by_gender[gender] + (by_gender[""] if gender == larger else []), summarise))
     return sorted(merged, key=lambda e: (-e.n_mentions, e.mentions[0].stream_start))
+
+
+def names_held_together(entities: Sequence) -> Set[FrozenSet[str]]:
+    """Pairs of given names (the first name word of a name mention) that one entity holds both of."""
+    pairs: Set[FrozenSet[str]] = set()
+    for entity in entities:
+        firsts = sorted({key[1][0] for m in entity.mentions if m.mention_type == "name"
+                         for key in [name_key(m.text)] if key is not None})
+        pairs.update(frozenset((a, b)) for i, a in enumerate(firsts) for b in firsts[i + 1:])
+    return pairs
 
 
 def _merged(members: List, summarise):

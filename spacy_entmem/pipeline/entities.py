@@ -14,7 +14,8 @@ place or time, inanimate head); an entity's row (``Entity``) summarises its ment
   one, else unknown; number: singular / plural by the majority of mentions that have one;
 - kind: each mention votes for a kind where something says it: person for he / she / I / you / we and for a
   gendered title, kinship word or name; the kind the head-kind lexicon gives its head ("soldier": person,
-  "village": place, "committee": organisation; learnt from the typed training mentions, ``corpora.head_kinds``);
+  "village": place, "committee": organisation; learnt from the typed training mentions, ``corpora.head_kinds``),
+  else person for a head on the packaged lists of nouns for people ("mechanic": ``models.memory.learnt_person_nouns``);
   place where the parse reads it after a preposition of place or before ", where" (``syntax.place_or_time``).
   The entity takes the kind with the most votes (ties: person, place, organisation), other without any.
 """
@@ -25,6 +26,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from spacy.tokens import Doc
 
+from ..linguistics import switches
 from ..linguistics.columns import GENDER, NOUN_NUMBER, NUMBER, PERSON, PRONOUN, PROPER, QUOTED
 from ..linguistics.values import FIRST_SINGULAR
 from .attributes import coref_mentions, is_proper_mention
@@ -103,7 +105,7 @@ class Entity:
 def mention_records(doc: Doc, text_index: int = 0, offset: int = 0) -> List[MentionRecord]:
     """The doc's mentions (its ``coref_mentions`` group, with the entity ids the memory wrote) as records; a
     doc annotated by an older memory without ids falls back to its clusters."""
-    from ..models.memory import packaged_inanimate_nouns, packaged_name_genders
+    from ..models.memory import learnt_person_nouns, packaged_inanimate_nouns, packaged_name_genders
     from .syntax import PLACE, place_or_time
 
     spans, entities = _mentions_with_ids(doc)
@@ -112,6 +114,7 @@ def mention_records(doc: Doc, text_index: int = 0, offset: int = 0) -> List[Ment
     rows = mention_attributes(doc, spans, StringIds(), packaged_name_genders(), packaged_inanimate_nouns())
     parsed = doc.has_annotation("DEP")
     lexicon = packaged_head_kinds()
+    people = learnt_person_nouns() if switches.active().learnt_person_nouns else frozenset()
     speaker_name = " ".join(str(doc._.speaker).split()) if doc._.speaker else ""
     records = []
     for (start, end), entity, row in zip(spans, entities, rows.tolist()):
@@ -125,6 +128,8 @@ def mention_records(doc: Doc, text_index: int = 0, offset: int = 0) -> List[Ment
             kind = PERSON_KIND
         elif head in lexicon:
             kind = lexicon[head]
+        elif head in people:  # "the mechanic": a noun for people the typed training heads lack
+            kind = PERSON_KIND
         elif not pronoun and parsed and place_or_time(doc, start, end) == PLACE:
             kind = PLACE_KIND
         else:

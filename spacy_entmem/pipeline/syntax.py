@@ -28,6 +28,10 @@ from .binding import PLACE_PREPOSITIONS
 from .mention_attributes import COMMON_NOUN_TAGS, PRONOUNS, names_people
 
 SUBJECTS = {"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"}
+# a small clause or non-finite complement whose subject takes the main verb's case ("let her use", "wished him well")
+SMALL_CLAUSES = {"ccomp", "xcomp", "oprd"}
+OBJECTIVE_PRONOUNS = {"him", "her", "them", "me", "us"}
+FINITE_TAGS = {"VBD", "VBZ", "VBP", "MD"}
 OBJECTS = {"dobj", "dative", "iobj", "oprd"}
 ARGUMENT_PREPOSITIONS = {"prep", "agent", "dative"}
 # clause heads whose missing subject is the head clause's: "and paid him", "before paying him", "to help him"
@@ -139,6 +143,20 @@ def governing_predicate(token: Token) -> Optional[Token]:
     return None
 
 
+def small_clause_matrix(token: Token) -> Optional[Token]:
+    """For an objective pronoun that the parse makes the subject of a clause that is not finite ("let her use the
+    shed", "made him feel welcome", "expected them to win", "wished him well"), the main verb it is then an
+    argument of for principle B (exceptional case marking: its case is the main verb's); else None."""
+    clause = token.head
+    if token.dep_ not in SUBJECTS or token.lower_ not in OBJECTIVE_PRONOUNS or clause.dep_ not in SMALL_CLAUSES \
+            or clause.head.i == clause.i or not is_verb(clause.head) or clause.tag_ in FINITE_TAGS:
+        return None
+    if any(child.dep_ == "mark" or (child.dep_ in {"aux", "auxpass"} and child.tag_ in FINITE_TAGS)
+           for child in clause.children):
+        return None  # "said that him …" misread, "knew whether …", "thought she would …"
+    return clause.head
+
+
 def coarguments(predicate: Token, token: Token) -> List[Token]:
     """The other arguments of ``predicate``: (understood) subjects, objects, objects of argument prepositions;
     none where the predicate has two subjects (a misparse)."""
@@ -191,6 +209,9 @@ def forbidden_antecedents(doc: Doc, start: int, end: int, root_index: Optional[i
         predicate = governing_predicate(root) if "B" in switches.active().principles else None
         if predicate is not None:
             found.extend(coarguments(predicate, root))
+            matrix = small_clause_matrix(root) if switches.active().small_clause_subjects else None
+            if matrix is not None:  # the main verb's arguments (the token stands for none of its subjects)
+                found.extend(coarguments(matrix, matrix))
     elif nominal and "C" in switches.active().principles:
         if commanding is None:
             found.extend(c_commanding_pronouns(root))

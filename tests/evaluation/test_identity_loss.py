@@ -3,7 +3,7 @@ import numpy
 import spacy
 
 from spacy_entmem.evaluation.character_keys import CharacterKey
-from spacy_entmem.evaluation.identity_loss import SINGLETON_KINDS, IdentityLog, mention_kind
+from spacy_entmem.evaluation.identity_loss import SINGLETON_KINDS, IdentityLog, full_name, mention_kind
 from spacy_entmem.pipeline.attributes import register_extensions
 
 
@@ -42,3 +42,10 @@ def test_singletons_are_sorted_by_what_they_are():
     assert mention_kind(doc, 9, 16, False) == SINGLETON_KINDS[2]  # five tokens or more
     assert mention_kind(doc, 9, 11, True) == SINGLETON_KINDS[3]  # holds another mention
     assert mention_kind(doc, 9, 11, False) == SINGLETON_KINDS[6]  # another nominal
+
+
+def test_a_full_name_is_a_title_and_two_capitalised_name_words_and_nothing_more():
+    assert full_name("Jo March") == ("jo", "march") and full_name("Mr. Theodore Laurence") == ("theodore", "laurence")
+    for text in ("poor Jim Hawkins", "Ben Gunn's the man", "Alexander Smollett, master", "A Millennium Fulcrum Edition",
+                 "PROJECT GUTENBERG", "Aunt March", "Jo"):
+        assert full_name(text) is None, text

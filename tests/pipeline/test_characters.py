@@ -1,7 +1,9 @@
 """One row per character: the entity table merges the entities that are one person by their names, and keeps
 people who share a surname apart."""
 from spacy_entmem.nn.memory.mention_memory import AUNT_TITLE, MALE_TITLE, MARRIED_TITLE, UNMARRIED_TITLE
-from spacy_entmem.pipeline.characters import character_keys, merge_characters, name_key
+from collections import Counter
+
+from spacy_entmem.pipeline.characters import character_keys, description, merge_characters, name_key
 from spacy_entmem.pipeline.entities import MentionRecord, canonical_name, is_pure_name, summarise, table_entities
 from spacy_entmem.pipeline.mention_attributes import FEMININE, MASCULINE
 
@@ -68,3 +70,56 @@ def test_a_name_the_table_could_not_type_joins_the_person_of_that_name():
     records += [MentionRecord(4, 0, 90, 91, 0, "Nibs", "name", 0, 1, "")]  # no vote for any kind: "other"
     rows = table_entities(records)
     assert [(row.name, row.ids, row.kind) for row in rows] == [("Nibs", [0, 4], "person")]
+
+
+def test_titles_of_address_headings_and_dashes_are_no_name_words():
+    assert name_key("Cap'n Smollett") == name_key("Doctor Smollett") == name_key("Squire Smollett") == (0, ("smollett",))
+    assert name_key("O George") == (0, ("george",))
+    assert name_key("I. “Has Mr. Trelawney") is None and name_key("XII") is None
+    assert name_key("L. Frank Baum") == (0, ("l.", "frank", "baum"))  # one letter but I is an initial
+    assert name_key("Ben Gunn--Ben Gunn") == (0, ("ben", "gunn"))
+
+
+def test_a_role_capitalised_after_the_names_someone():
+    assert name_key("the Queen") == name_key("The Queen of the Field Mice") == (0, ("queen",))
+    assert name_key("the queen") is None and name_key("Mother") is None
+
+
+def test_forms_of_one_given_name_are_one_character_where_the_book_confirms_them():
+    said = Counter({(0, ("ben", "gunn")): 20, (0, ("benjamin", "gunn")): 2, (0, ("gunn",)): 5,
+                    (0, ("tom", "redruth")): 3, (0, ("thomas", "redruth")): 4, (0, ("redruth",)): 12,
+                    (0, ("jo",)): 200, (0, ("jo", "march")): 4, (0, ("josephine",)): 2,
+                    (0, ("dick",)): 8, (0, ("joyce",)): 11, (0, ("richard", "joyce")): 1})
+    mapping = character_keys(list(said), said, together=set())
+    assert mapping[(0, ("benjamin", "gunn"))] == mapping[(0, ("gunn",))] == mapping[(0, ("ben", "gunn"))]
+    assert mapping[(0, ("redruth",))] == mapping[(0, ("tom", "redruth"))] == mapping[(0, ("thomas", "redruth"))]
+    assert mapping[(0, ("josephine",))] == mapping[(0, ("jo",))] == (0, ("jo", "march"))  # said far less: a form
+    assert mapping[(0, ("dick",))] != mapping[(0, ("joyce",))]  # said about as often: two people
+    confirmed = character_keys(list(said), said, together={frozenset(("dick", "richard"))})
+    assert confirmed[(0, ("dick",))] == confirmed[(0, ("joyce",))]  # an entity of the memory holds both
+
+
+def test_a_bare_surname_one_titled_name_holds_is_that_person():
+    mapping = character_keys([(0, ("brooke",)), (MALE_TITLE, ("brooke",)), (0, ("march",)), (MALE_TITLE, ("march",)),
+                              (MARRIED_TITLE, ("march",))])
+    assert mapping[(0, ("brooke",))] == (MALE_TITLE, ("brooke",))
+    assert mapping[(0, ("march",))] == (0, ("march",))  # two titled Marches: left alone
+
+
+def test_a_full_name_said_once_around_a_frequent_one_is_a_slip():
+    said = Counter({(0, ("tinker", "bell")): 40, (0, ("ware", "tinker", "bell")): 1, (0, ("tink",)): 30,
+                    (0, ("wendy", "moira", "angela", "darling")): 1, (0, ("wendy",)): 100})
+    mapping = character_keys(list(said), said)
+    assert mapping[(0, ("tink",))] == mapping[(0, ("tinker", "bell"))] == (0, ("tinker", "bell"))
+    assert mapping[(0, ("wendy",))] == (0, ("wendy", "moira", "angela", "darling"))  # no frequent name inside
+
+
+def test_a_long_definite_description_said_again_is_one_row():
+    soldier = ["the soldier with the green whiskers"]
+    records = (_records(0, soldier, gender=MASCULINE) + _records(1, soldier, gender=MASCULINE, start=50)
+               + _records(2, ["the man"], gender=MASCULINE, start=90) + _records(3, ["the man"], start=120))
+    for record in records:
+        record.mention_type = "nominal"
+    rows = table_entities(records)
+    assert sorted(len(row.ids or [row.id]) for row in rows) == [1, 1, 2]
+    assert description(rows[0]) == "the soldier with the green whiskers"

@@ -60,6 +60,23 @@ def test_principle_b_subject_control_and_co_arguments():
     assert "he" in texts(doc, forbidden_antecedents(doc, 2, 3))
 
 
+def test_an_objective_subject_of_a_small_clause_is_the_main_verbs_co_argument():
+    # The gardener let her use the shed .  ("her" parsed as the subject of "use", a ccomp of "let")
+    words = "The gardener let her use the shed .".split()
+    heads, deps = [1, 2, 2, 4, 2, 6, 4, 2], ["det", "nsubj", "ROOT", "nsubj", "ccomp", "det", "dobj", "punct"]
+    doc = parsed(words, heads, deps)
+    assert syntax.small_clause_matrix(doc[3]).text == "let"
+    assert "gardener" in texts(doc, forbidden_antecedents(doc, 3, 4))
+    with switched_off("small_clause_subjects"):  # the ablation's switch: the old reading, a domain of its own
+        assert "gardener" not in texts(doc, forbidden_antecedents(doc, 3, 4))
+    # a finite clause keeps its own domain: The gardener said that she used the shed .
+    finite = Doc(VOCAB, words="The gardener said that she used the shed .".split(), heads=[1, 2, 2, 5, 5, 2, 7, 5, 2],
+                 deps=["det", "nsubj", "ROOT", "mark", "nsubj", "ccomp", "det", "dobj", "punct"],
+                 pos=["DET", "NOUN", "VERB", "SCONJ", "PRON", "VERB", "DET", "NOUN", "PUNCT"],
+                 tags=["DT", "NN", "VBD", "IN", "PRP", "VBD", "DT", "NN", "."])
+    assert syntax.small_clause_matrix(finite[4]) is None and "gardener" not in texts(finite, forbidden_antecedents(finite, 4, 5))
+
+
 def test_prepositions_of_place_and_possessors_are_left_alone():
     # John saw a snake near him . / John loves his mother
     doc = parsed("John saw a snake near him .".split(), [1, 1, 3, 1, 3, 4, 1],
