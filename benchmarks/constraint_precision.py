@@ -1,5 +1,5 @@
 """How often the gold clusters of a corpus agree with the constraints the memory applies as hard rules: the
-parse-based ones (``pipeline.syntax``, ``pipeline.turns``) and, pairwise on the attribute rows the memory computes
+parse-based ones (``linguistics.syntax``, ``linguistics.turns``) and, pairwise on the attribute rows the memory computes
 for the mentions, gender, number, animacy, name gender, title and time rules: for each gold mention, the earlier
 gold mentions the constraint rules out, and how many of those pairs the gold nonetheless puts in one cluster (the
 constraint's errors), per constraint kind; and for reflexives, how often the binder the parse names is in the
@@ -28,12 +28,14 @@ from spacy_entmem.models.memory import packaged_inanimate_nouns, packaged_name_g
 from spacy_entmem.nn.memory.mention_memory import (GENDER, INANIMATE, NAME_WORDS, NOUN_NUMBER, NUMBER, PERSONAL_GENDERS,
                                                   PRONOUN,
                                                   TIME_EXPRESSION, TITLE)
-from spacy_entmem.pipeline.mention_attributes import PRONOUNS, StringIds, mention_attributes
-from spacy_entmem.pipeline.speakers import read_quotations
-from spacy_entmem.pipeline.syntax import forbidden_antecedents, reflexive_binder, small_clause_matrix, span_root
+from spacy_entmem.linguistics.values import PRONOUNS
+from spacy_entmem.linguistics.lexicon import StringIds
+from spacy_entmem.linguistics.mentions import mention_attributes
+from spacy_entmem.linguistics.speakers import read_quotations
+from spacy_entmem.linguistics.syntax import forbidden_antecedents, reflexive_binder, small_clause_matrix, span_root
 
 SMALL_CLAUSE_KIND = "pronoun, the subject of a small clause (principle B, exceptional case)"
-from spacy_entmem.pipeline.turns import read_turns
+from spacy_entmem.linguistics.turns import read_turns
 from spacy_entmem.training.targets import gold_clusters
 
 

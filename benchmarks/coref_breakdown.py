@@ -16,7 +16,7 @@ from spacy.tokens import DocBin
 from spacy.training import Example
 
 import spacy_entmem
-import spacy_entmem.pipeline.syntax as syntax
+import spacy_entmem.linguistics.syntax as syntax
 from spacy_entmem.evaluation.coref_evaluate import DOC_ID, reference_inputs
 from spacy_entmem.evaluation.grammar_variants import PREVIOUS_DEFAULT, grammar_variant
 from spacy_entmem.evaluation.coref_metrics import CorefScorer

@@ -22,8 +22,8 @@ from spacy.tokens import Doc
 
 from spacy_entmem.cli import load_pipeline
 from spacy_entmem.evaluation.coref_evaluate import _read, gold_clusters, reference_inputs
-from spacy_entmem.pipeline.mention_attributes import NEUTER, PRONOUNS
-from spacy_entmem.pipeline.sentences import SENTENCE_FINAL
+from spacy_entmem.linguistics.values import NEUTER, PRONOUNS
+from spacy_entmem.linguistics.sentences import SENTENCE_FINAL
 
 # he / she / they and their forms (not "it")
 THIRD_PERSON = frozenset(word for word, (person, _number, gender) in PRONOUNS.items()

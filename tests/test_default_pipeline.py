@@ -307,7 +307,6 @@ def test_a_quoted_i_joins_its_attributed_speaker_with_the_shipped_pipeline():
     on = spacy_entmem.load_default()(text)
     harry = [c for c in on._.coref_clusters if "Harry" in [s.text for s in c]]
     assert harry and {"I", "My", "me"} <= {s.text for s in harry[0]}, on._.coref_clusters
-    from spacy_entmem.pipeline import mention_attributes
 
     off_nlp = spacy_entmem.load_default(config={"components": {"entity_memory": {"speaker_continuity": False}}})
     off_nlp.get_pipe("entity_memory").cfg["grammar_switches"] = {"speaker_genders": False}  # its saved setting

@@ -14,7 +14,7 @@ from spacy.vocab import Vocab
 
 from ..pipeline.attributes import coref_clusters, coref_mentions, coref_resolved
 from ..corpora.conll2012 import write_document
-from ..pipeline.sentences import sentence_lengths
+from ..linguistics.sentences import sentence_lengths
 
 FORMATS = ("jsonl", "conll", "spacy")
 DOC_ID_KEY = "entmem_id"

@@ -20,8 +20,9 @@ from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 from spacy.tokens import Doc, DocBin
 from spacy.vocab import Vocab
 
-from ..pipeline.mention_attributes import FEMININE, LEADING_WORDS, MASCULINE, PRONOUNS
-from ..pipeline.sentences import sentence_lengths
+from ..linguistics.values import FEMININE, MASCULINE, PRONOUNS
+from ..linguistics.lexicon import LEADING_WORDS
+from ..linguistics.sentences import sentence_lengths
 from ..training.targets import gold_clusters
 from .docs import DOC_ID
 from .gap import GapRow

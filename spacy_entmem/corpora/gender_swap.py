@@ -16,7 +16,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 from spacy.language import Language
 from spacy.tokens import Doc, Span, Token
 
-from ..pipeline.mention_attributes import FEMININE, MASCULINE
+from ..linguistics.values import FEMININE, MASCULINE
 from .gap import COLUMNS, GapRow, read_gap_rows
 
 # lowercase word pairs swapped both ways (pronouns with a tag-dependent form are handled apart)

@@ -21,7 +21,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..pipeline.mention_attributes import FEMININE, MASCULINE
+from ..linguistics.values import FEMININE, MASCULINE
 
 # nouns for people and verbs of the generator's own (none in the challenge suite or the role-participant set)
 ROLE_NOUNS = ("florist", "jeweller", "wheelwright", "glassblower", "locksmith", "beekeeper", "cartographer", "glazier",

@@ -12,7 +12,8 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Dict, Iterable, List, Tuple
 
-from ..pipeline.mention_attributes import PRONOUNS, head_word
+from ..linguistics.values import PRONOUNS
+from ..linguistics.lexicon import head_word
 
 PERSON, PLACE, ORGANISATION, OTHER = "person", "place", "organisation", "other"
 KIND_OF_TYPE = {"PER": PERSON, "LOC": PLACE, "GPE": PLACE, "FAC": PLACE, "ORG": ORGANISATION, "VEH": OTHER,

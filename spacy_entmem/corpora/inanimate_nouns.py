@@ -18,7 +18,8 @@ from typing import Dict, FrozenSet, Iterable, Iterator, List, Tuple
 
 from spacy.tokens import Doc, SpanGroup
 
-from ..pipeline.mention_attributes import PRONOUNS, head_word
+from ..linguistics.values import PRONOUNS
+from ..linguistics.lexicon import head_word
 from ..training.targets import cluster_groups
 from .brackets import CorefFormatError
 from .litbank import read_split_ids

@@ -24,7 +24,8 @@ from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
 from spacy.tokens import Doc
 
-from ..pipeline.mention_attributes import FEMININE, MASCULINE, NEUTER, PRONOUNS, UNKNOWN, given_name, name_words
+from ..linguistics.values import FEMININE, MASCULINE, NEUTER, PRONOUNS, UNKNOWN
+from ..linguistics.lexicon import given_name, name_words
 from .gap import GapRow
 
 PACKAGED_LEXICON = Path(__file__).parent.parent / "resources" / "name_genders.json"

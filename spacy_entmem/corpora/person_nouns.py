@@ -27,7 +27,8 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 import numpy
 
-from ..pipeline.mention_attributes import COMMON_NOUN_TAGS, PRONOUNS
+from ..linguistics.lexicon import COMMON_NOUN_TAGS
+from ..linguistics.values import PRONOUNS
 from .head_kinds import PERSON
 
 PACKAGED_PERSON_NOUNS = Path(__file__).parent.parent / "resources" / "person_nouns.json"

@@ -8,7 +8,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..pipeline.span_proposals import CANDIDATES_KEY
-from ..pipeline.syntax import mention_form
+from ..linguistics.syntax import mention_form
 from ..training.targets import gold_clusters
 from .coref_evaluate import reference_inputs
 

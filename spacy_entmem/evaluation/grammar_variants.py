@@ -7,7 +7,7 @@ from typing import Iterable, Iterator, Mapping, Optional
 from spacy.language import Language
 
 from ..linguistics.switches import SWITCH_NAMES, using
-from ..pipeline import syntax
+from ..linguistics import syntax
 
 GRAMMAR_RULES = ("syntactic_binding", "person_agreement", "singular_they", "reader_you")
 SWITCHES = SWITCH_NAMES  # the finer parts of those rules an ablation can switch off one by one

@@ -23,7 +23,7 @@ from typing import Dict, List, Optional
 from spacy.tokens import Doc
 
 from ..pipeline.memory_log import COREF, IGNORE, OVERWRITE
-from ..pipeline.mention_attributes import HONORIFICS, LEADING_WORDS, TITLE_GROUPS
+from ..linguistics.lexicon import HONORIFICS, LEADING_WORDS, TITLE_GROUPS
 from .character_keys import CharacterKey, mention_name
 
 TRAINING_SPAN = 2500  # tokens: LitBank's documents are about 2,000 words, the longest training texts shorter

@@ -8,7 +8,7 @@ No model, no torch: plain (start, end) token ranges in, clusters out.
 """
 from typing import Dict, List, Sequence, Tuple
 
-from ..pipeline.mention_attributes import PRONOUNS
+from ..linguistics.values import PRONOUNS
 
 Range = Tuple[int, int]
 

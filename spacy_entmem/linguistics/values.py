@@ -23,22 +23,22 @@ PRONOUN_CLASS = {word: PRONOUN_CLASSES.index(f) + 1 for word, f in PRONOUNS.item
 FIRST_SINGULAR = PRONOUN_CLASS["i"]  # the pronoun class of "i me my mine myself"
 SECOND_PERSON = PRONOUN_CLASS["you"]  # the pronoun class of "you your yours yourself"
 
-# what a nominal is, in the INANIMATE column: a place or a thing, a time (``pipeline.syntax.place_or_time``), or
+# what a nominal is, in the INANIMATE column: a place or a thing, a time (``linguistics.syntax.place_or_time``), or
 # one headed by a noun for people ("the gardener")
 NOT_A_THING, PLACE, TIME = 0, 1, 2
 PERSON_NOUN = -1
 
-# a mention's person in a speaker's turn (the PERSON column, ``pipeline.turns``): none, the speaker, a you with
+# a mention's person in a speaker's turn (the PERSON column, ``linguistics.turns``): none, the speaker, a you with
 # an addressee, a third person, a you with none (the reader's), and we / us / our
 NO_PERSON, FIRST, SECOND, THIRD, READER, FIRST_PLURAL = 0, 1, 2, 3, 4, 5
 
-# grammatical roles (the ROLE column, ``pipeline.syntax.grammatical_role``; 0: no parse), and the SENTENCE
+# grammatical roles (the ROLE column, ``linguistics.syntax.grammatical_role``; 0: no parse), and the SENTENCE
 # column's value where the sentence is unknown
 N_ROLES = 6
 NO_ROLE, SUBJECT, OBJECT, POSSESSOR, OBLIQUE, OTHER_ROLE = range(N_ROLES)
 NO_SENTENCE = -1
 
-# groups of the title before a name (the TITLE column, ``pipeline.mention_attributes.title_group``)
+# groups of the title before a name (the TITLE column, ``linguistics.mentions.title_group``)
 MALE_TITLE, MARRIED_TITLE, UNMARRIED_TITLE, AUNT_TITLE, UNCLE_TITLE = 1, 2, 3, 4, 5
 # a cell holding a titled name of one of these groups is never joined by a titled name of another one of them
 # ("Mrs. March" and "Mr. March", "Aunt March", "Miss March")

@@ -11,7 +11,8 @@ from thinc.api import ArgsKwargs, Model, PyTorchWrapper_v2, chain, torch2xp, xp2
 from thinc.types import Floats2d, Ints1d, Ints2d
 
 from ..linguistics import switches
-from ..pipeline.mention_attributes import StringIds, mention_attributes
+from ..linguistics.lexicon import StringIds
+from ..linguistics.mentions import mention_attributes
 from ..nn.memory.mention_memory import (
     ATTRIBUTE_FIELDS, PADDING_ATTRIBUTES, MentionMemory, validate_mention_memory_config,
 )
@@ -210,7 +211,7 @@ def attributes_forward(model: Model, X: Tuple, is_train: bool):
 def set_attribute_settings(model: Model, name_genders: bool, inanimate_nouns: bool = False,
                            reader_you: bool = False) -> None:
     """Whether the candidates' attributes consult the packaged name-gender lexicon (gender) and inanimate-noun
-    list (inanimate), and read an unquoted you with no addressee as the reader's (``pipeline.turns.READER``);
+    list (inanimate), and read an unquoted you with no addressee as the reader's (``linguistics.turns.READER``);
     settings of the component, passed to its model before each call: a saved model's attrs would otherwise
     win."""
     layer = find_layer(model, ATTRIBUTES_LAYER)

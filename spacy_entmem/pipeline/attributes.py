@@ -8,8 +8,9 @@ import numpy
 from spacy.tokens import Doc, Span, SpanGroup, Token
 
 from .memory_log import ACTIONS
-from .mention_attributes import NOUN_TAG_NUMBER, PLURAL, follows_sentence_boundary
-from .mention_attributes import PRONOUNS as PERSON_NUMBER_GENDER
+from ..linguistics.lexicon import NOUN_TAG_NUMBER, follows_sentence_boundary
+from ..linguistics.values import PLURAL
+from ..linguistics.values import PRONOUNS as PERSON_NUMBER_GENDER
 
 ROLE = "entity_memory"  # SpanGroup.attrs key: "cluster" or "mentions"
 PRONOUNS = {

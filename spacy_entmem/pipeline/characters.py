@@ -3,7 +3,7 @@
 The memory keeps a character in one entity while it can; over a book, an entity still splits now and then (a
 wrong join, a name the memory did not tie back). As BookNLP clusters a book's character names, the table then
 merges the entities whose names say they are one person, by each entity's *main name* (its most frequent name
-mention), read as a title group (``mention_attributes.TITLE_GROUPS``) and name words:
+mention), read as a title group (``linguistics.lexicon.TITLE_GROUPS``) and name words:
 
 - the same name words and no clashing title are one character ("Jo March" and "Jo March");
 - a single name word that begins exactly one full name of the book is that full name ("Jo", "Miss Jo" → "Jo
@@ -29,7 +29,7 @@ from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence,
 from nicknames import NickNamer
 
 from ..linguistics.values import ELDER_TITLES, MALE_TITLE, TITLE_CLASHES, UNMARRIED_TITLE
-from .mention_attributes import GENDER_OF_WORD, NAME_PREFIXES, TITLE_GROUPS
+from ..linguistics.lexicon import GENDER_OF_WORD, NAME_PREFIXES, TITLE_GROUPS
 
 NameKey = Tuple[int, Tuple[str, ...]]  # (title group, name words)
 FULLER_SHARE = 0.2  # how often, against the main name, a fuller form of it must be said to name the entity

@@ -8,7 +8,7 @@ from spacy.tokens import Doc, Span, SpanGroup
 
 from .attributes import ROLE, choose_main, coref_mentions
 from .memory_log import Mention, MemoryLog, group_clusters_by_entity
-from .syntax import span_root
+from ..linguistics.syntax import span_root
 
 TokenRange = Tuple[int, int]
 

@@ -30,9 +30,9 @@ from ..linguistics import switches
 from ..linguistics.columns import GENDER, NOUN_NUMBER, NUMBER, PERSON, PRONOUN, PROPER, QUOTED
 from ..linguistics.values import FIRST_SINGULAR
 from .attributes import coref_mentions, is_proper_mention
-from .mention_attributes import (
-    NAME_PREFIXES, FEMININE, MASCULINE, NEUTER, PLURAL, PRONOUN_CLASS, SINGULAR, StringIds, head_word, mention_attributes,
-)
+from ..linguistics.lexicon import NAME_PREFIXES, StringIds, head_word
+from ..linguistics.values import FEMININE, MASCULINE, NEUTER, PLURAL, PRONOUN_CLASS, SINGULAR
+from ..linguistics.mentions import mention_attributes
 
 NAME, NOMINAL, PRONOUN_MENTION = "name", "nominal", "pronoun"
 MENTION_TYPES = (NAME, NOMINAL, PRONOUN_MENTION)
@@ -106,7 +106,7 @@ def mention_records(doc: Doc, text_index: int = 0, offset: int = 0) -> List[Ment
     """The doc's mentions (its ``coref_mentions`` group, with the entity ids the memory wrote) as records; a
     doc annotated by an older memory without ids falls back to its clusters."""
     from ..models.memory import learnt_person_nouns, packaged_inanimate_nouns, packaged_name_genders
-    from .syntax import PLACE, place_or_time
+    from ..linguistics.syntax import PLACE, place_or_time
 
     spans, entities = _mentions_with_ids(doc)
     if not spans:

@@ -24,7 +24,7 @@ from spacy.tokens import Doc
 
 from ..nn.lm.dntm import BOS, ENTITY, EOS, N_SPECIAL, NO_ENTITY, UNKNOWN
 from ..training.targets import cluster_groups
-from .sentences import sentence_lengths
+from ..linguistics.sentences import sentence_lengths
 
 # token groups of the Dynamic Neural Text Model's Table 2 (a predicted token may be in several)
 GROUPS = ("all", "reappearing", "following", "non_entity")

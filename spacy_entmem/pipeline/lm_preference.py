@@ -24,8 +24,9 @@ from ..models.memory import packaged_name_genders, packaged_person_nouns
 from ..nn.lm.base_lm import SMOLLM2
 from .attributes import _replacement
 from .clusters import align_pronoun, doc_mentions
-from .mention_attributes import FEMININE, MASCULINE, PRONOUNS, UNKNOWN, cue_gender
-from .syntax import REFLEXIVES, forbidden_antecedents, mention_form, span_root
+from ..linguistics.values import FEMININE, MASCULINE, PRONOUNS, UNKNOWN
+from ..linguistics.lexicon import cue_gender
+from ..linguistics.syntax import REFLEXIVES, forbidden_antecedents, mention_form, span_root
 
 CLUSTER_PREFIX = "coref_clusters"
 ASKED_PRONOUNS = frozenset(word for word, (person, _, gender) in PRONOUNS.items()

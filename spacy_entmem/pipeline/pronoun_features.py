@@ -11,7 +11,7 @@ import numpy
 from spacy.tokens import Doc
 
 from .memory_log import MemoryLog, held_link_probability, step_entities, steps_matching
-from .sentences import SENTENCE_FINAL
+from ..linguistics.sentences import SENTENCE_FINAL
 
 TokenRange = Tuple[int, int]
 # a pronoun right after one of these starts a clause (a cheap stand-in for "is a subject")
@@ -139,7 +139,7 @@ def role_features(doc: Doc, pronoun: TokenRange, a: TokenRange, b: TokenRange) -
     candidate's and the pronoun's (one-hot over ``syntax.N_ROLES``, all "no role" without a parse), and whether
     each candidate has the pronoun's role (parallelism); the last two entries of each row are the candidate's then
     the other's."""
-    from .syntax import NO_ROLE, N_ROLES, grammatical_role, span_root  # (syntax reads this package's word lists)
+    from ..linguistics.syntax import NO_ROLE, N_ROLES, grammatical_role, span_root  # (syntax reads this package's word lists)
 
     parsed = doc.has_annotation("DEP")
     roles = [grammatical_role(doc[span_root(doc, *span)]) if parsed else NO_ROLE for span in (pronoun, a, b)]

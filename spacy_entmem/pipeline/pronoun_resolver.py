@@ -29,11 +29,12 @@ from ..linguistics.columns import BOUND_END, GENDER
 from ..nn.memory.mention_memory import IS_PERSONAL_GENDER
 from ..nn.pair_head import PairHead
 from .clusters import align_pronoun
-from .mention_attributes import StringIds, mention_attributes
+from ..linguistics.lexicon import StringIds
+from ..linguistics.mentions import mention_attributes
 from .mention_schemes import MEMORY
 from .pronoun_features import TokenRange, query_features, role_features
 from .span_encoder import SpanEncoder, span_pair_features
-from .syntax import NO_TOKEN, forbidden_antecedents, span_root
+from ..linguistics.syntax import NO_TOKEN, forbidden_antecedents, span_root
 from .settings import restore_cfg
 
 QUERY_LABELS = ("A", "B", "PRONOUN")

@@ -38,9 +38,10 @@ from thinc.types import Floats2d
 
 from ..linguistics import switches
 from ..linguistics.switches import GrammarSwitches, with_own_switches
-from .mention_attributes import COMMON_NOUN_TAGS, PLURAL_NOUN_TAG, POSSESSIVE_DETERMINERS, PRONOUNS, names_people
-from .sentences import SENTENCE_FINAL
-from .syntax import span_root
+from ..linguistics.lexicon import COMMON_NOUN_TAGS, PLURAL_NOUN_TAG, POSSESSIVE_DETERMINERS, names_people
+from ..linguistics.values import PRONOUNS
+from ..linguistics.sentences import SENTENCE_FINAL
+from ..linguistics.syntax import span_root
 
 CANDIDATES_KEY = "mention_candidates"
 # personal pronouns that begin no longer mention (possessives do: "his ideas"; so does "you" in speech: "you

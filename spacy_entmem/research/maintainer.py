@@ -220,7 +220,7 @@ def add_parser(
 ) -> None:
     """Add a dependency parser that listens to the default's tok2vec (en_core_web_sm's transition parser over
     the shared token vectors, after the tagger): the memory reads binding constraints off the parse
-    (``syntactic_binding``, ``pipeline.syntax``); checked, then swapped in."""
+    (``syntactic_binding``, ``linguistics.syntax``); checked, then swapped in."""
     import spacy_entmem
 
     from ..pipeline.entity_memory import DECISION_RULES

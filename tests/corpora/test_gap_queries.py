@@ -5,7 +5,7 @@ from spacy.tokens import DocBin
 from spacy_entmem.corpora.gap import read_gap_rows
 from spacy_entmem.corpora.gap_queries import (QuerySettings, cluster_gender, is_name, query_rows,
                                               write_corpus_queries)
-from spacy_entmem.pipeline.mention_attributes import FEMININE, MASCULINE
+from spacy_entmem.linguistics.values import FEMININE, MASCULINE
 
 TEXT = ("Mary Smith met Anna at the station .\nThe doctor greeted them .\n"
         "Later she said that Anna was tired , and she left with Tom .\nHe nodded .")

@@ -5,7 +5,7 @@ from spacy_entmem.corpora.gap import GapRow, read_gap_rows
 from spacy_entmem.corpora.gender_swap import (NOT_NAMES, match_case, other_gender_names, swap_row, swap_rows,
                                               swapped_name, write_gap_rows)
 from spacy_entmem.models.memory import packaged_name_genders
-from spacy_entmem.pipeline.mention_attributes import FEMININE, MASCULINE
+from spacy_entmem.linguistics.values import FEMININE, MASCULINE
 
 TEXT = "Anna met Mr. Bob Smith. She said her book was hers and thanked him; Anna's sister agreed."
 # the tags a tagger would give the pronouns (the other words do not matter to the swap)
@@ -114,7 +114,7 @@ def test_a_coreference_doc_is_swapped_token_by_token_keeping_its_clusters():
     from spacy.tokens import Doc, Span
 
     from spacy_entmem.corpora.gender_swap import swap_doc
-    from spacy_entmem.pipeline.mention_attributes import FEMININE, MASCULINE
+    from spacy_entmem.linguistics.values import FEMININE, MASCULINE
 
     vocab = spacy.blank("en").vocab
     words = ["John", "met", "his", "sister", "and", "thanked", "her", "."]

@@ -4,7 +4,7 @@ import spacy
 from spacy_entmem.corpora.grammar_templates import (TEMPLATES, TemplateGenerator, capitalised_words,
                                                     check_disjoint, disjoint_names, generator_words,
                                                     template_corpus)
-from spacy_entmem.pipeline.mention_attributes import FEMININE, MASCULINE
+from spacy_entmem.linguistics.values import FEMININE, MASCULINE
 
 NAMES = {MASCULINE: ["tobias", "anselm"], FEMININE: ["greta", "ilse"]}
 

@@ -10,7 +10,7 @@ from spacy_entmem.corpora.name_genders import (
     GIVEN, PACKAGED_LEXICON, SURNAME, build_lexicon, cluster_gender, count_name_positions, count_names, load_lexicon,
     save_lexicon,
 )
-from spacy_entmem.pipeline.mention_attributes import FEMININE, MASCULINE, NEUTER, UNKNOWN
+from spacy_entmem.linguistics.values import FEMININE, MASCULINE, NEUTER, UNKNOWN
 
 
 def _doc(text, clusters):

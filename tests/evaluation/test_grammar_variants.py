@@ -2,7 +2,7 @@
 import pytest
 
 import spacy_entmem
-import spacy_entmem.pipeline.syntax as syntax
+import spacy_entmem.linguistics.syntax as syntax
 from spacy_entmem.evaluation.grammar_variants import GRAMMAR_RULES, grammar_variant
 
 TEXT = "The pilot thanked the mechanic and paid him."
@@ -42,7 +42,7 @@ def test_an_unknown_rule_is_refused(nlp):
 
 
 def test_principles_can_be_read_one_at_a_time(nlp):
-    from spacy_entmem.pipeline.syntax import forbidden_antecedents, reflexive_binder
+    from spacy_entmem.linguistics.syntax import forbidden_antecedents, reflexive_binder
 
     doc = nlp("The pilot thanked the mechanic and paid him. Tom saw himself.")
     him, himself = [t.i for t in doc if t.lower_ == "him"][0], [t.i for t in doc if t.lower_ == "himself"][0]

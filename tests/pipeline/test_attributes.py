@@ -4,7 +4,7 @@ from spacy.tokens import Doc, SpanGroup
 
 from spacy_entmem.pipeline.attributes import (ROLE, choose_main, is_possessive_pronoun, is_proper_mention,
                                               mention_number, register_extensions)
-from spacy_entmem.pipeline.mention_attributes import PLURAL, SINGULAR
+from spacy_entmem.linguistics.values import PLURAL, SINGULAR
 
 
 def _doc(words, clusters, tags=None):

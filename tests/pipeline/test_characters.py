@@ -5,7 +5,7 @@ from collections import Counter
 
 from spacy_entmem.pipeline.characters import character_keys, description, merge_characters, name_key
 from spacy_entmem.pipeline.entities import MentionRecord, canonical_name, is_pure_name, summarise, table_entities
-from spacy_entmem.pipeline.mention_attributes import FEMININE, MASCULINE
+from spacy_entmem.linguistics.values import FEMININE, MASCULINE
 
 
 def test_a_name_is_read_as_its_title_group_and_name_words():

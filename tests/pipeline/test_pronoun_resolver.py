@@ -105,7 +105,7 @@ def test_a_resolver_with_encoder_layers_reads_span_vectors_too_and_keeps_its_lay
 
 def test_a_resolver_with_parse_roles_reads_the_spans_roles_and_keeps_the_setting(nlp, tmp_path):
     from spacy_entmem.pipeline.pronoun_features import role_features
-    from spacy_entmem.pipeline.syntax import N_ROLES, OBJECT, POSSESSOR, SUBJECT
+    from spacy_entmem.linguistics.syntax import N_ROLES, OBJECT, POSSESSOR, SUBJECT
 
     doc, ranges = annotate_query(nlp, TEXT, chars("his"), chars("Alan Turing"), chars("Joan Clarke"))
     roles = role_features(doc, *ranges)  # "Alan Turing met Joan Clarke ... She joined his team"

@@ -124,7 +124,7 @@ def speaking(attrs: numpy.ndarray) -> numpy.ndarray:
 
 def speaker_pronouns(attrs: numpy.ndarray) -> numpy.ndarray:
     """attrs (..., A) → (...) bool: the candidates that are a quoted I / me / my whose quotation has an
-    attributed speaker, or a quoted you / your whose quotation has an addressee (``pipeline.speakers``; both in
+    attributed speaker, or a quoted you / your whose quotation has an addressee (``linguistics.speakers``; both in
     the ``SPEAKER`` columns)."""
     person = (attrs[..., PRONOUN] == FIRST_SINGULAR) | (attrs[..., PRONOUN] == SECOND_PERSON)
     return person & (attrs[..., QUOTED] == 1) & (attrs[..., SPEAKER.start] >= 0)
@@ -415,7 +415,7 @@ class CellState:
 
     def bound(self, attrs: numpy.ndarray, rows: numpy.ndarray, cells: numpy.ndarray) -> numpy.ndarray:
         """(P,) whether the pairs (rows[k], cells[k]) pair an object pronoun with the cell whose last mention is
-        its clause's subject ("Cobb allegedly choked her": not Cobb; ``pipeline.binding``)."""
+        its clause's subject ("Cobb allegedly choked her": not Cobb; ``linguistics.binding``)."""
         ends = attrs[rows, BOUND_END]
         return (ends >= 0) & (self.last_end[rows, cells] == ends)
 

@@ -891,7 +891,7 @@ def _with_parse(rows):
 
 
 def test_parse_pair_features_give_roles_sentence_distance_and_binding():
-    from spacy_entmem.pipeline.syntax import OBJECT, SUBJECT
+    from spacy_entmem.linguistics.syntax import OBJECT, SUBJECT
 
     state = CellState(1, 2)
     earlier = _with_parse([((0, 0, 0, 0, 0, 0, 1, 0), 0, -1, SUBJECT, 0), ((1, 1, 0, 0, 0, 0, 1, 0), 2, -1, OBJECT, 1)])

@@ -2,9 +2,9 @@
 import spacy
 
 from spacy_entmem.linguistics.switches import switched_off
-from spacy_entmem.pipeline.mention_attributes import (
-    FEMININE, MASCULINE, PRONOUN_CLASS, SINGULAR, UNKNOWN, StringIds, mention_attributes,
-)
+from spacy_entmem.linguistics.values import FEMININE, MASCULINE, PRONOUN_CLASS, SINGULAR, UNKNOWN
+from spacy_entmem.linguistics.lexicon import StringIds, speaker_gender
+from spacy_entmem.linguistics.mentions import mention_attributes
 from spacy_entmem.nn.memory.mention_memory import (
     ATTRIBUTE_FIELDS, GENDER, HEAD, N_PRONOUN_CLASSES, NORM, NUMBER, PRONOUN, PROPER, QUOTED,
 )
@@ -32,7 +32,7 @@ def test_rows_hold_strings_heads_pronouns_gender_quotation_and_proper_names():
 
 
 def test_names_take_their_gender_from_the_lexicon_unless_a_cue_says_otherwise():
-    from spacy_entmem.pipeline.mention_attributes import NEUTER
+    from spacy_entmem.linguistics.values import NEUTER
 
     doc = spacy.blank("en")("Marie Curie met Mr. Marie and Pierre in London ; the paris of marie .")
     lexicon = {"marie": FEMININE, "pierre": MASCULINE, "london": NEUTER, "paris": NEUTER}
@@ -45,7 +45,7 @@ def test_names_take_their_gender_from_the_lexicon_unless_a_cue_says_otherwise():
 
 
 def test_a_word_the_doc_used_as_a_family_name_gets_no_gender_from_the_lexicon():
-    from spacy_entmem.pipeline.mention_attributes import family_names
+    from spacy_entmem.linguistics.lexicon import family_names
 
     doc = spacy.blank("en")("Ray sang . Mary Elise Ray ( born 1982 ) is a gymnast . Ray trained . Mrs. Martin came "
                             "and Martin left . When Hugh went , Hugh wept .")
@@ -63,7 +63,7 @@ def test_a_word_the_doc_used_as_a_family_name_gets_no_gender_from_the_lexicon():
 
 def test_a_name_right_after_a_nominal_candidate_is_in_apposition_with_it():
     from spacy_entmem.nn.memory.mention_memory import APPOSED
-    from spacy_entmem.pipeline.mention_attributes import NO_NOMINAL, apposed_nominals
+    from spacy_entmem.linguistics.lexicon import NO_NOMINAL, apposed_nominals
 
     doc = spacy.blank("en")("Elizabeth saw her sister Jane . On the day Tom came , the boy Tom 's hat fell and "
                             "writers Mark Twain read .")
@@ -83,7 +83,7 @@ def test_a_name_right_after_a_nominal_candidate_is_in_apposition_with_it():
 
 
 def test_a_gender_word_inside_a_name_is_a_family_name_or_an_initial_not_a_cue():
-    from spacy_entmem.pipeline.mention_attributes import cue_gender
+    from spacy_entmem.linguistics.lexicon import cue_gender
 
     doc = spacy.blank("en")("Susan King met Susan M. Leeson , Queen Victoria , M. Poirot and the king .")
     lexicon = {"susan": FEMININE, "victoria": FEMININE}
@@ -100,7 +100,7 @@ def test_a_gender_word_inside_a_name_is_a_family_name_or_an_initial_not_a_cue():
 
 
 def test_given_name_skips_articles_and_titles_and_refuses_pronouns_and_lowercase():
-    from spacy_entmem.pipeline.mention_attributes import given_name
+    from spacy_entmem.linguistics.lexicon import given_name
 
     assert given_name(["the", "young", "dr.", "watson"], [False, False, True, True]) == "watson"
     assert given_name(["she"], [True]) == "" and given_name(["the", "house"], [False, False]) == ""
@@ -109,7 +109,7 @@ def test_given_name_skips_articles_and_titles_and_refuses_pronouns_and_lowercase
 
 def test_a_possessor_is_no_gender_cue_and_inanimate_heads_need_the_list_and_no_gender():
     from spacy_entmem.nn.memory.mention_memory import INANIMATE
-    from spacy_entmem.pipeline.mention_attributes import cue_gender, head_word
+    from spacy_entmem.linguistics.lexicon import cue_gender, head_word
 
     assert cue_gender(["king", "'s", "college"]) == UNKNOWN and cue_gender(["the", "king", "'s", "daughter"]) == FEMININE
     assert head_word(["the", "house", "of", "the", "lord"]) == "house"
@@ -139,7 +139,6 @@ def test_a_head_tagged_as_a_name_is_no_person_noun_though_its_lower_case_form_is
 
 def test_an_unquoted_i_speaks_in_the_voice_of_its_speaker_label(monkeypatch):
     from spacy_entmem.nn.memory.mention_memory import NAME_WORDS, VOICE
-    from spacy_entmem.pipeline import mention_attributes as attributes
 
     doc = spacy.blank("en")("Nurse: Did I call ?\nPatient: My daughter visited me .")
     words = [t.text for t in doc]
@@ -160,8 +159,7 @@ def test_a_plural_noun_names_people_when_its_singular_is_listed(monkeypatch):
     from spacy.tokens import Doc
 
     from spacy_entmem.nn.memory.mention_memory import INANIMATE, PERSON_NOUN
-    from spacy_entmem.pipeline import mention_attributes as attributes
-    from spacy_entmem.pipeline.mention_attributes import names_people, singular_forms
+    from spacy_entmem.linguistics.lexicon import names_people, singular_forms
 
     assert singular_forms("engineers") == ["engineer"]
     assert singular_forms("witnesses") == ["witness", "witnesse"]
@@ -185,7 +183,7 @@ def test_a_nominal_takes_its_number_from_its_head_words_tag_and_pronouns_and_unt
     from spacy.tokens import Doc
 
     from spacy_entmem.nn.memory.mention_memory import NOUN_NUMBER
-    from spacy_entmem.pipeline.mention_attributes import PLURAL
+    from spacy_entmem.linguistics.values import PLURAL
 
     words = ["the", "papers", "of", "Marie", "on", "magnetism", "and", "they", "quickly"]
     tags = ["DT", "NNS", "IN", "NNP", "IN", "NN", "CC", "PRP", "RB"]
@@ -241,10 +239,6 @@ def test_a_quoted_first_person_pronoun_carries_its_quotations_speaker_span():
 
 
 def test_a_quoted_i_or_you_takes_its_speakers_or_addressees_gender():
-    import pytest
-
-    from spacy_entmem.pipeline import mention_attributes as attributes
-
     doc = spacy.blank("en")('" I know , " he answered . " You are late , " Robert told Mrs. Hale .')
     #                        0 1 2    3 4 5  6        7 8 9   10  11   12 13 14     15   16   17   18
     i, you, speaker, addressee = (1, 2), (9, 10), (5, 6), (16, 18)
@@ -254,7 +248,7 @@ def test_a_quoted_i_or_you_takes_its_speakers_or_addressees_gender():
     with switched_off("speaker_genders"):  # the ablation's switch
         off = mention_attributes(doc, [i, speaker, you, (14, 15), addressee], StringIds())
     assert off[0][GENDER] == UNKNOWN and off[2][GENDER] == UNKNOWN
-    assert attributes.speaker_gender(["she"], [False], None) == FEMININE
-    assert attributes.speaker_gender(["the", "boy"], [False, False], None) == MASCULINE  # a kinship / age cue
-    assert attributes.speaker_gender(["it"], [False], None) == UNKNOWN
-    assert attributes.speaker_gender(["mary"], [True], {"mary": FEMININE}) == FEMININE
+    assert speaker_gender(["she"], [False], None) == FEMININE
+    assert speaker_gender(["the", "boy"], [False, False], None) == MASCULINE  # a kinship / age cue
+    assert speaker_gender(["it"], [False], None) == UNKNOWN
+    assert speaker_gender(["mary"], [True], {"mary": FEMININE}) == FEMININE

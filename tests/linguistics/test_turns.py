@@ -1,8 +1,7 @@
 """Speakers' turns and grammatical person."""
 from spacy_entmem.linguistics.switches import switched_off
-from spacy_entmem.pipeline import turns as turns_module
-from spacy_entmem.pipeline.speakers import read_quotations
-from spacy_entmem.pipeline.turns import (
+from spacy_entmem.linguistics.speakers import read_quotations
+from spacy_entmem.linguistics.turns import (
     QUOTATION_TURNS, READER, is_letter, possessed_nominal, pronoun_person, read_turns, signature_start,
     speaker_labels)
 

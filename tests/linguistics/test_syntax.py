@@ -4,8 +4,8 @@ import spacy
 from spacy.tokens import Doc
 
 from spacy_entmem.linguistics.switches import switched_off
-from spacy_entmem.pipeline import syntax
-from spacy_entmem.pipeline.syntax import (
+from spacy_entmem.linguistics import syntax
+from spacy_entmem.linguistics.syntax import (
     MAX_FORBIDDEN, NO_TOKEN, PLACE, TIME, NOT_A_THING, binding_columns, forbidden_antecedents, no_binding,
     place_or_time, reflexive_binder, span_root)
 

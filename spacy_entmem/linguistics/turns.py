@@ -13,9 +13,10 @@ want to bake bread, you need flour"), never a third person the text names (``men
 """
 from typing import List, Sequence, Tuple
 
-from ..linguistics import switches
-from ..linguistics.values import FIRST_PLURAL, NO_PERSON, READER  # noqa: F401  (READER: a you with no addressee)
-from .mention_attributes import PRONOUNS, SINGULAR, follows_sentence_boundary
+from . import switches
+from .values import FIRST_PLURAL, NO_PERSON, READER  # noqa: F401  (READER: a you with no addressee)
+from .values import PRONOUNS, SINGULAR
+from .lexicon import follows_sentence_boundary
 
 GREETINGS = {"hi", "hello", "hey", "dear", "dearest", "greetings"}
 GREETING_ENDS = {",", ":", "!", "-", "—"}  # what closes a greeting's line ("Hi Tom," / "Dear Sir:")

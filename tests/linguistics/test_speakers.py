@@ -1,8 +1,7 @@
 import pytest
 
 from spacy_entmem.linguistics.switches import switched_off
-from spacy_entmem.pipeline import speakers
-from spacy_entmem.pipeline.speakers import (
+from spacy_entmem.linguistics.speakers import (
     NO_SPEAKER, candidate_speakers, quotation_addressees, quotation_speakers, quotations, read_quotations,
 )
 

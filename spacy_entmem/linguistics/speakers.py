@@ -6,7 +6,7 @@ before (‘“…,” Sally replied’ after Harry spoke). The mention memory's 
 I / me / my to its quotation's speaker and a quoted you / your to its addressee."""
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ..linguistics import switches
+from . import switches
 from .sentences import SENTENCE_FINAL
 
 Span = Tuple[int, int]

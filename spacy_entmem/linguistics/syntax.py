@@ -20,12 +20,13 @@ import numpy
 from spacy.attrs import SENT_START
 from spacy.tokens import Doc, Token
 
-from ..linguistics import switches
-from ..linguistics.switches import PRINCIPLES
-from ..linguistics.values import (N_ROLES, NO_ROLE, NO_SENTENCE, NOT_A_THING, OBJECT, OBLIQUE,  # noqa: F401
+from . import switches
+from .switches import PRINCIPLES
+from .values import (N_ROLES, NO_ROLE, NO_SENTENCE, NOT_A_THING, OBJECT, OBLIQUE,  # noqa: F401
                                   OTHER_ROLE, PLACE, POSSESSOR, SUBJECT, TIME)
 from .binding import PLACE_PREPOSITIONS
-from .mention_attributes import COMMON_NOUN_TAGS, PRONOUNS, names_people
+from .lexicon import COMMON_NOUN_TAGS, names_people
+from .values import PRONOUNS
 
 SUBJECTS = {"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"}
 # a small clause or non-finite complement whose subject takes the main verb's case ("let her use", "wished him well")

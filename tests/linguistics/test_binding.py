@@ -4,7 +4,7 @@ import spacy
 from spacy.attrs import TAG
 from spacy.tokens import Doc
 
-from spacy_entmem.pipeline.binding import bound_subject_end
+from spacy_entmem.linguistics.binding import bound_subject_end
 
 
 def _ends(words, tags):
