@@ -3,7 +3,9 @@ the links it expects, every gendered item in a masculine and a feminine form. Ru
 LitBank / GUM dev, but the suite was read: the failures of the first, third and fourth sets were read to find
 what was missing, and those of the fifth set (run once, 85.7 %) then prompted two rules (plurals of nouns for
 people, fragments cover nothing), so none of the five sets is unseen any more. The sixth set (issue 73) was
-written after that round's model was chosen and run once; its figure is the one unseen figure
+written after that round's model was chosen and run once (64.3 %); its small clauses failed, and the next round's
+small-clause rule was chosen on sentences of our own and dev, not on its items, which were then run a second
+time. The seventh set was written after that round's choices and run once: its figure is the unseen one
 (docs/grammar.md, "Which sets were read").
 
     python benchmarks/challenge_suite.py                       # the shipped pipeline
@@ -203,15 +205,35 @@ TEMPLATES = [
     ("they with two people", "The {W1} phoned the {W2}. Later they had lunch together.",
      [("apart", "T", "W1"), ("apart", "T", "W2")]),
     ("singular they", "The {W2} said that they would be late.", [("link", "T", "W2")]),
+    # seventh set (issue 73, second round), written after that round's choices (the small-clause rule, chosen on
+    # sentences of our own and dev; the character merge; the recipe's memory) and run once: small clauses with
+    # verbs no other set or grammar template uses, role nouns of its own, "they" for two people
+    ("small clauses", "{A} watched {p:him} paint the fence.", [("apart", "P", "A")]),
+    ("small clauses", "The {Z1} had {p:him} sign the form.", [("apart", "P", "Z1")]),
+    ("small clauses", "{B} looked tired, but {A} kept {p:him} waiting.", [("link", "P", "B"), ("apart", "P", "A")]),
+    ("small clauses", "{A} considered {p:him} honest.", [("apart", "P", "A")]),
+    ("small clauses", "The {Z1} noticed {p:him} leave the room.", [("apart", "P", "Z1")]),
+    ("small clauses", "{B} sat down, and the {Z1} got {p:him} to sign.", [("link", "P", "B"), ("apart", "P", "Z1")]),
+    ("role nouns (seventh set)", "The {Z1} called the {Z2} and apologised to {p:him}.",
+     [("apart", "P", "Z1"), ("link", "P", "Z2")]),
+    ("role nouns (seventh set)", "The {Z2} cut {p:himself} on the glass.", [("link", "P", "Z2")]),
+    ("they with two people", "{A} and {B} missed the bus, so they walked home.", [("apart", "T", "A"), ("apart", "T", "B")]),
+    ("they with two people", "The {Z1} greeted the {Z2}, and then they sat down.",
+     [("apart", "T", "Z1"), ("apart", "T", "Z2")]),
 ]
 # the sixth set's role nouns (issue 73): chosen after that round's choices, none in another set, the
 # role-and-participant set or the grammar templates
 SIXTH_ROLES = [("sommelier", "diner"), ("lifeguard", "swimmer"), ("barista", "commuter"), ("electrician", "landlady"),
                ("physiotherapist", "jogger"), ("ranger", "hiker"), ("pianist", "conductor"), ("novelist", "publisher"),
                ("veterinarian", "breeder"), ("mover", "cleaner"), ("paralegal", "stenographer"), ("roofer", "inspector")]
-# the first template of the second, the third, the fourth, the fifth and the sixth set
-SET_STARTS = (SECOND_SET, THIRD_SET, FOURTH_SET, FIFTH_SET, SIXTH_SET) = (33, 55, 63, 73, 83)
-SET_NAMES = ("first", "second", "third", "fourth", "fifth", "sixth")
+# the seventh set's role nouns (issue 73, second round): none in another set, the role-and-participant set or
+# the grammar templates
+SEVENTH_ROLES = [("baker", "pensioner"), ("butcher", "caregiver"), ("steward", "bidder"), ("bookkeeper", "goalkeeper"),
+                 ("blacksmith", "painter"), ("welder", "zookeeper"), ("archivist", "sculptor"),
+                 ("choreographer", "dancer"), ("saxophonist", "umpire"), ("biologist", "courier")]
+# the first template of the second to the seventh set
+SET_STARTS = (SECOND_SET, THIRD_SET, FOURTH_SET, FIFTH_SET, SIXTH_SET, SEVENTH_SET) = (33, 55, 63, 73, 83, 95)
+SET_NAMES = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh")
 
 SLOT = re.compile(r"\{([^}]+)\}|\b(They|they|I|You|it|report|yesterday|students|guests|volunteers|neighbours|brother|"
                   r"mother|our)\b")
@@ -270,9 +292,10 @@ def items() -> List[dict]:
                 f1, f2 = FOURTH_ROLES[(k + t) % len(FOURTH_ROLES)]
                 v1, v2 = FIFTH_ROLES[(k + t) % len(FIFTH_ROLES)]
                 w1, w2 = SIXTH_ROLES[(k + t) % len(SIXTH_ROLES)]
+                z1, z2 = SEVENTH_ROLES[(k + t) % len(SEVENTH_ROLES)]
                 fill = {"A": a, "B": b, "C": others[(k + t) % len(others)], "R1": r1, "R2": r2, "R2b": r2,
                         "N1": n1, "N2": n2, "N2b": n2, "F1": f1, "F2": f2, "F2b": f2,
-                        "V1": v1, "V2": v2, "W1": w1, "W2": w2, "G": GROUPS[(k + t) % len(GROUPS)],
+                        "V1": v1, "V2": v2, "W1": w1, "W2": w2, "Z1": z1, "Z2": z2, "G": GROUPS[(k + t) % len(GROUPS)],
                         "X": CITIES[(k + t) % len(CITIES)], "L": ["Smith", "Brown", "Taylor", "Walker", "Clark",
                                                                  "Hughes"][k % 6]}
                 text, spans = render(template, fill, gender)

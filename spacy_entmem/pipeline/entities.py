@@ -128,8 +128,8 @@ def mention_records(doc: Doc, text_index: int = 0, offset: int = 0) -> List[Ment
             kind = PERSON_KIND
         elif head in lexicon:
             kind = lexicon[head]
-        elif head in people:  # "the mechanic": a noun for people the typed training heads lack
-            kind = PERSON_KIND
+        elif head in people and not (parsed and span.root.dep_ == "attr"):
+            kind = PERSON_KIND  # "the mechanic"; not a predicate ("He was a physicist" names no one more)
         elif not pronoun and parsed and place_or_time(doc, start, end) == PLACE:
             kind = PLACE_KIND
         else:

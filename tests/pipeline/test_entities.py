@@ -2,6 +2,7 @@
 import spacy
 from spacy.tokens import Span, SpanGroup
 
+from spacy_entmem.linguistics.switches import switched_off
 from spacy_entmem.pipeline.attributes import ROLE
 from spacy_entmem.pipeline.entities import EntityTable, doc_entities, mention_records, summarise_all
 
@@ -40,6 +41,14 @@ def test_organisations_and_unnamed_entities():
     rows = {entity.id: entity for entity in doc_entities(doc)}
     assert rows[0].kind == "organisation" and rows[0].name == "The committee"
     assert rows[1].kind == "other" and rows[1].counts == {"name": 0, "nominal": 1, "pronoun": 0}
+
+
+def test_a_noun_for_people_on_the_packaged_lists_makes_a_person():
+    doc = _annotated("The paramedic arrived . A storm came .", [(0, 2, 0), (4, 6, 1)])
+    rows = {entity.id: entity for entity in doc_entities(doc)}
+    assert rows[0].kind == "person" and rows[1].kind == "other"
+    with switched_off("learnt_person_nouns"):  # the typed training heads alone do not know "paramedic"
+        assert {entity.id: entity.kind for entity in doc_entities(doc)}[0] == "other"
 
 
 def test_a_doc_without_mentions_has_no_entities_and_the_table_round_trips():
