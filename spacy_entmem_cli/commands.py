@@ -584,6 +584,7 @@ def average_checkpoints(
         nlp = average_pipelines([spacy.load(path) for path in pipelines])
     except ValueError as error:
         msg.fail(str(error), exits=1)
+    output.parent.mkdir(parents=True, exist_ok=True)  # ("runs/avg/model-best": spaCy makes only the last folder)
     nlp.to_disk(output)
     msg.good(f"averaged {len(pipelines)} pipelines into {output}")
 

@@ -73,9 +73,10 @@ def test_pipelines_of_other_structure_are_refused_with_the_component_named(train
 def test_average_checkpoints_command(trained_nlp, tmp_path):
     a = _save(trained_nlp, tmp_path / "a")
     b = _save(_perturbed_copy(trained_nlp, tmp_path / "x", 4.0), tmp_path / "b")
-    result = CliRunner().invoke(app, ["average-checkpoints", str(tmp_path / "avg"), str(a), str(b)])
+    output = tmp_path / "runs" / "avg" / "model-best"  # folders that do not exist yet
+    result = CliRunner().invoke(app, ["average-checkpoints", str(output), str(a), str(b)])
     assert result.exit_code == 0, result.output
-    averaged = spacy.load(tmp_path / "avg")
+    averaged = spacy.load(output)
     for original, after in zip(_thinc_weights(trained_nlp), _thinc_weights(averaged)):
         numpy.testing.assert_allclose(after, original + 2.0, rtol=1e-6, atol=1e-6)
 
