@@ -21,12 +21,11 @@ from spacy.attrs import SENT_START
 from spacy.tokens import Doc, Token
 
 from . import switches
-from .switches import PRINCIPLES
-from .values import (N_ROLES, NO_ROLE, NO_SENTENCE, NOT_A_THING, OBJECT, OBLIQUE,  # noqa: F401
-                                  OTHER_ROLE, PLACE, POSSESSOR, SUBJECT, TIME)
 from .binding import PLACE_PREPOSITIONS
 from .lexicon import COMMON_NOUN_TAGS, names_people
-from .values import PRONOUNS
+from .switches import PRINCIPLES  # noqa: F401  (read as syntax.PRINCIPLES)
+from .values import (N_ROLES, NO_ROLE, NO_SENTENCE, NOT_A_THING, OBJECT, OBLIQUE,  # noqa: F401
+                     OTHER_ROLE, PLACE, POSSESSOR, PRONOUNS, SUBJECT, TIME)
 
 SUBJECTS = {"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"}
 # a small clause or non-finite complement whose subject takes the main verb's case ("let her use", "wished him well")

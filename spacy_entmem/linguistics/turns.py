@@ -14,9 +14,8 @@ want to bake bread, you need flour"), never a third person the text names (``men
 from typing import List, Sequence, Tuple
 
 from . import switches
-from .values import FIRST_PLURAL, NO_PERSON, READER  # noqa: F401  (READER: a you with no addressee)
-from .values import PRONOUNS, SINGULAR
 from .lexicon import follows_sentence_boundary
+from .values import FIRST_PLURAL, NO_PERSON, PRONOUNS, READER, SINGULAR  # noqa: F401  (READER: a you with no addressee)
 
 GREETINGS = {"hi", "hello", "hey", "dear", "dearest", "greetings"}
 GREETING_ENDS = {",", ":", "!", "-", "—"}  # what closes a greeting's line ("Hi Tom," / "Dear Sir:")

@@ -7,10 +7,10 @@ import numpy
 
 from spacy.tokens import Doc, Span, SpanGroup, Token
 
-from .memory_log import ACTIONS
 from ..linguistics.lexicon import NOUN_TAG_NUMBER, follows_sentence_boundary
 from ..linguistics.values import PLURAL
 from ..linguistics.values import PRONOUNS as PERSON_NUMBER_GENDER
+from .memory_log import ACTIONS
 
 ROLE = "entity_memory"  # SpanGroup.attrs key: "cluster" or "mentions"
 PRONOUNS = {

@@ -15,7 +15,8 @@ mention), read as a title group (``linguistics.lexicon.TITLE_GROUPS``) and name 
 - a full name said once around one said often ("Ware Tinker Bell", "Ware" being "beware") is no target;
 - given names that are forms of one name ("Josephine" and "Jo", "Benjamin Gunn" and "Ben Gunn", "Margaret" and
   "Meg": the ``nicknames`` package's hand-curated English list) are one character where the book confirms it: an
-  entity of the memory holds both, or the full names share their surname;
+  entity of the memory holds both, the full names share their surname, or one form is said under a
+  ``SLIP_AROUND``-th as often as the other character's names;
 - a bare surname that only one titled name holds is that person ("Brooke" → "Mr. Brooke"), unless a full name
   ends with it.
 
@@ -41,11 +42,12 @@ SLIP_AROUND = 5
 # "Squire Trelawney") and the vocative "O" ("O George")
 ADDRESS_WORDS = {"cap'n", "capn", "doctor", "squire", "o", "oh"}
 # "I", "I.", "XII": the pronoun or a heading's number, never a name (one letter but "I" is an initial: "L. Frank")
+ROMAN_NUMERAL = re.compile(r"i\.?|[ivxlcdm]{2,}\.?")
 DESCRIPTION_WORDS = 5  # a definite description this long, said again, is one person ("the man with the wooden leg")
 DESCRIPTION_PREPOSITIONS = {"with", "of", "in", "from", "at", "on"}
-ROMAN_NUMERAL = re.compile(r"i\.?|[ivxlcdm]{2,}\.?")
 
 
+@lru_cache(maxsize=1 << 16)  # (a text's key is read for the table, the main names and the names held together)
 def name_key(text: str) -> Optional[NameKey]:
     """A name mention's title group and lowercased name words, up to the first word that is no name word
     ("Mrs. March" → (2, ("march",)), "Jo March's" → (0, ("jo", "march")), "Amy, finishing Jo…" → (0, ("amy",)));
@@ -102,10 +104,10 @@ def character_keys(keys: Sequence[NameKey], inventory: Iterable[NameKey] = (),
     every name mention of the book (a ``Counter`` gives how often each was said), whose full names ("Jo March")
     count even where no entity has one as its main name; ``together``: pairs of given names some entity of the
     memory holds both of (the book's confirmation of a nickname)."""
-    said = Counter()
-    for (_, words), n in (inventory.items() if isinstance(inventory, Mapping) else ((k, 1) for k in inventory)):
-        said[words] += n
     counted = isinstance(inventory, Mapping)
+    said = Counter()
+    for (_, words), n in (inventory.items() if counted else ((key, 1) for key in inventory)):
+        said[words] += n
     full_names = {words for words in set(said) | {words for _, words in keys} if len(words) >= 2}
     if counted:  # "Ware Tinker Bell" ("beware") said once, "Tinker Bell" forty times
         full_names = {name for name in full_names if said[name] > 1 or not any(
@@ -257,7 +259,11 @@ def merge_characters(entities: Sequence, summarise) -> List:
     described: Dict[str, List] = defaultdict(list)  # entities of no name, by their long definite description
     for entity, key in keyed:
         if key is None:
-            described[description(entity) or f"#{id(entity)}"].append(entity)
+            text = description(entity)
+            if text is None:
+                merged.append(entity)
+            else:
+                described[text].append(entity)
     merged.extend(_merged(members, summarise) for members in described.values())
     for entity, key in keyed:
         if key is not None:

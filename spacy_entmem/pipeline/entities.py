@@ -28,11 +28,10 @@ from spacy.tokens import Doc
 
 from ..linguistics import switches
 from ..linguistics.columns import GENDER, NOUN_NUMBER, NUMBER, PERSON, PRONOUN, PROPER, QUOTED
-from ..linguistics.values import FIRST_SINGULAR
-from .attributes import coref_mentions, is_proper_mention
 from ..linguistics.lexicon import NAME_PREFIXES, StringIds, head_word
-from ..linguistics.values import FEMININE, MASCULINE, NEUTER, PLURAL, PRONOUN_CLASS, SINGULAR
 from ..linguistics.mentions import mention_attributes
+from ..linguistics.values import FEMININE, FIRST_SINGULAR, MASCULINE, NEUTER, PLURAL, PRONOUN_CLASS, SINGULAR
+from .attributes import coref_mentions, is_proper_mention
 
 NAME, NOMINAL, PRONOUN_MENTION = "name", "nominal", "pronoun"
 MENTION_TYPES = (NAME, NOMINAL, PRONOUN_MENTION)
