@@ -5,8 +5,10 @@ what was missing, and those of the fifth set (run once, 85.7 %) then prompted tw
 people, fragments cover nothing), so none of the five sets is unseen any more. The sixth set (issue 73) was
 written after that round's model was chosen and run once (64.3 %); its small clauses failed, and the next round's
 small-clause rule was chosen on sentences of our own and dev, not on its items, which were then run a second
-time. The seventh set was written after that round's choices and run once: its figure is the unseen one
-(docs/grammar.md, "Which sets were read").
+time. The seventh set was written after that round's choices and run once (78.6 %); its failed small clauses
+were read, and the next round's reading of a possessive-looking "her" was chosen on sentences of our own and dev,
+then the seventh set run a second time. The eighth set was written after that round's choices and run once: its
+figure is the unseen one (docs/grammar.md, "Which sets were read").
 
     python benchmarks/challenge_suite.py                       # the shipped pipeline
     python benchmarks/challenge_suite.py --pipeline DIR --setting syntactic_binding=false
@@ -220,6 +222,23 @@ TEMPLATES = [
     ("they with two people", "{A} and {B} missed the bus, so they walked home.", [("apart", "T", "A"), ("apart", "T", "B")]),
     ("they with two people", "The {Z1} greeted the {Z2}, and then they sat down.",
      [("apart", "T", "Z1"), ("apart", "T", "Z2")]),
+    # eighth set (issue 73, third round), written after that round's choices (the possessive-"her" small-clause
+    # reading, chosen on sentences of our own and dev; the appositive aliases; the rule code moved) and run once:
+    # small clauses, role nouns and "they" for two people, with verbs and nouns no other set, the role-and-
+    # participant set or the grammar templates use
+    ("small clauses", "{A} spotted {p:him} climb the wall.", [("apart", "P", "A")]),
+    ("small clauses", "The {Y1} forced {p:him} to resign.", [("apart", "P", "Y1")]),
+    ("small clauses", "{B} was bored, so {A} dared {p:him} to jump.", [("link", "P", "B"), ("apart", "P", "A")]),
+    ("small clauses", "The {Y1} declared {p:him} fit.", [("apart", "P", "Y1")]),
+    ("small clauses", "{A} judged {p:him} ready.", [("apart", "P", "A")]),
+    ("small clauses", "{B} hesitated, and the {Y1} convinced {p:him} to enter.",
+     [("link", "P", "B"), ("apart", "P", "Y1")]),
+    ("role nouns (eighth set)", "The {Y1} approached the {Y2} and shook hands with {p:him}.",
+     [("apart", "P", "Y1"), ("link", "P", "Y2")]),
+    ("role nouns (eighth set)", "The {Y2} poured {p:himself} a drink.", [("link", "P", "Y2")]),
+    ("they with two people", "{A} and {B} quit, so they caught the train.", [("apart", "T", "A"), ("apart", "T", "B")]),
+    ("they with two people", "The {Y1} drove the {Y2} home, and then they had a drink.",
+     [("apart", "T", "Y1"), ("apart", "T", "Y2")]),
 ]
 # the sixth set's role nouns (issue 73): chosen after that round's choices, none in another set, the
 # role-and-participant set or the grammar templates
@@ -231,9 +250,15 @@ SIXTH_ROLES = [("sommelier", "diner"), ("lifeguard", "swimmer"), ("barista", "co
 SEVENTH_ROLES = [("baker", "pensioner"), ("butcher", "caregiver"), ("steward", "bidder"), ("bookkeeper", "goalkeeper"),
                  ("blacksmith", "painter"), ("welder", "zookeeper"), ("archivist", "sculptor"),
                  ("choreographer", "dancer"), ("saxophonist", "umpire"), ("biologist", "courier")]
-# the first template of the second to the seventh set
-SET_STARTS = (SECOND_SET, THIRD_SET, FOURTH_SET, FIFTH_SET, SIXTH_SET, SEVENTH_SET) = (33, 55, 63, 73, 83, 95)
-SET_NAMES = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh")
+# the eighth set's role nouns (issue 73, third round): none in another set, the role-and-participant set or the
+# grammar templates
+EIGHTH_ROLES = [("collector", "apprentice"), ("farmhand", "diver"), ("harpist", "violinist"), ("skier", "boxer"),
+                ("rower", "surfer"), ("typist", "vendor"), ("caterer", "miner"), ("trucker", "dispatcher"),
+                ("watchmaker", "bookbinder"), ("rancher", "appraiser")]
+# the first template of the second to the eighth set
+SET_STARTS = (SECOND_SET, THIRD_SET, FOURTH_SET, FIFTH_SET, SIXTH_SET, SEVENTH_SET, EIGHTH_SET) = (
+    33, 55, 63, 73, 83, 95, 105)
+SET_NAMES = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
 
 SLOT = re.compile(r"\{([^}]+)\}|\b(They|they|I|You|it|report|yesterday|students|guests|volunteers|neighbours|brother|"
                   r"mother|our)\b")
@@ -293,9 +318,11 @@ def items() -> List[dict]:
                 v1, v2 = FIFTH_ROLES[(k + t) % len(FIFTH_ROLES)]
                 w1, w2 = SIXTH_ROLES[(k + t) % len(SIXTH_ROLES)]
                 z1, z2 = SEVENTH_ROLES[(k + t) % len(SEVENTH_ROLES)]
+                y1, y2 = EIGHTH_ROLES[(k + t) % len(EIGHTH_ROLES)]
                 fill = {"A": a, "B": b, "C": others[(k + t) % len(others)], "R1": r1, "R2": r2, "R2b": r2,
                         "N1": n1, "N2": n2, "N2b": n2, "F1": f1, "F2": f2, "F2b": f2,
-                        "V1": v1, "V2": v2, "W1": w1, "W2": w2, "Z1": z1, "Z2": z2, "G": GROUPS[(k + t) % len(GROUPS)],
+                        "V1": v1, "V2": v2, "W1": w1, "W2": w2, "Z1": z1, "Z2": z2, "Y1": y1, "Y2": y2,
+                        "G": GROUPS[(k + t) % len(GROUPS)],
                         "X": CITIES[(k + t) % len(CITIES)], "L": ["Smith", "Brown", "Taylor", "Walker", "Clark",
                                                                  "Hughes"][k % 6]}
                 text, spans = render(template, fill, gender)

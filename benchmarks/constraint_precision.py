@@ -25,18 +25,19 @@ from spacy.tokens import DocBin
 import spacy_entmem
 from spacy_entmem.evaluation.grammar_variants import PREVIOUS_DEFAULT, grammar_variant
 from spacy_entmem.models.memory import packaged_inanimate_nouns, packaged_name_genders, packaged_person_nouns
-from spacy_entmem.nn.memory.mention_memory import (GENDER, INANIMATE, NAME_WORDS, NOUN_NUMBER, NUMBER, PERSONAL_GENDERS,
-                                                  PRONOUN,
-                                                  TIME_EXPRESSION, TITLE)
+from spacy_entmem.linguistics.cell_rules import PERSONAL_GENDERS, TIME_EXPRESSION
+from spacy_entmem.linguistics.columns import GENDER, INANIMATE, NAME_WORDS, NOUN_NUMBER, NUMBER, PRONOUN, TITLE
 from spacy_entmem.linguistics.values import PRONOUNS
 from spacy_entmem.linguistics.lexicon import StringIds
 from spacy_entmem.linguistics.mentions import mention_attributes
 from spacy_entmem.linguistics.speakers import read_quotations
-from spacy_entmem.linguistics.syntax import forbidden_antecedents, reflexive_binder, small_clause_matrix, span_root
-
-SMALL_CLAUSE_KIND = "pronoun, the subject of a small clause (principle B, exceptional case)"
+from spacy_entmem.linguistics.syntax import (forbidden_antecedents, misread_small_clause, reflexive_binder,
+                                             small_clause_matrix, span_root)
 from spacy_entmem.linguistics.turns import read_turns
 from spacy_entmem.training.targets import gold_clusters
+
+SMALL_CLAUSE_KIND = "pronoun, the subject of a small clause (principle B, exceptional case)"
+MISREAD_SMALL_CLAUSE_KIND = "pronoun parsed a possessor, the subject of a small clause (principle B)"
 
 
 def kind(doc, start: int, end: int) -> str:
@@ -44,6 +45,8 @@ def kind(doc, start: int, end: int) -> str:
     if end - start == 1 and word in PRONOUNS:
         if small_clause_matrix(doc[start]) is not None:
             return SMALL_CLAUSE_KIND
+        if misread_small_clause(doc[start]) is not None:
+            return MISREAD_SMALL_CLAUSE_KIND
         return "pronoun (principle B)"
     return "name or nominal (principle C, i-within-i)"
 
@@ -135,7 +138,8 @@ def main(paths, pipeline=None, predicted: bool = False, rules_off: bool = False)
                     if turns[other[0]] == turns[m[0]] and q != p:
                         person_counts[cluster_of[other] == cluster_of[m]] += 1
     source = "predicted" if predicted else "gold"
-    for what in ("pronoun (principle B)", SMALL_CLAUSE_KIND, "name or nominal (principle C, i-within-i)"):
+    for what in ("pronoun (principle B)", SMALL_CLAUSE_KIND, MISREAD_SMALL_CLAUSE_KIND,
+                 "name or nominal (principle C, i-within-i)"):
         wrong, right = counts[what, True], counts[what, False]
         print(f"{what}: {right + wrong} ruled-out pairs among {source} mentions, {wrong} in one {source} cluster "
               f"(kept apart {100 * right / max(right + wrong, 1):.1f} %)")

@@ -19,7 +19,7 @@ import spacy_entmem  # noqa: F401
 from spacy_entmem.models.memory import torch_memory
 from spacy_entmem.evaluation.coref_evaluate import _predict, _read
 from spacy_entmem.evaluation.scorers import score_entity_memory
-from spacy_entmem.nn.memory.mention_memory import ALL_FEATURE_NAMES, PAIR_FEATURE_NAMES, PARSE_FEATURE_NAMES
+from spacy_entmem.linguistics.cell_rules import ALL_FEATURE_NAMES, PAIR_FEATURE_NAMES, PARSE_FEATURE_NAMES
 
 
 def main() -> None:

@@ -30,6 +30,8 @@ from .values import (N_ROLES, NO_ROLE, NO_SENTENCE, NOT_A_THING, OBJECT, OBLIQUE
 SUBJECTS = {"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"}
 # a small clause or non-finite complement whose subject takes the main verb's case ("let her use", "wished him well")
 SMALL_CLAUSES = {"ccomp", "xcomp", "oprd"}
+# what the parser makes of a small clause's object where it read the clause's verb as a noun ("paint the fence")
+MISREAD_OBJECTS = {"appos", "dobj", "oprd"}
 OBJECTIVE_PRONOUNS = {"him", "her", "them", "me", "us"}
 FINITE_TAGS = {"VBD", "VBZ", "VBP", "MD"}
 OBJECTS = {"dobj", "dative", "iobj", "oprd"}
@@ -157,6 +159,32 @@ def small_clause_matrix(token: Token) -> Optional[Token]:
     return clause.head
 
 
+def misread_small_clause(token: Token) -> Optional[Token]:
+    """For an objective pronoun the parser made the possessor of a small clause's verb read as a noun ("watched her
+    paint the fence": "her" PRP$ of the noun "paint", "the fence" its apposition or a second object of "watched" right after it;
+    "made her smile": the noun "smile" a clausal complement), the main verb it is then an argument of (``small_clause_matrix``); None for a
+    possessor of a noun ("watched her dog", "made her own bed", "heard her story": a noun with no object of its
+    own and no clause's place; "saw her brother leave": a noun subject of a verb) and without the
+    ``small_clause_subjects`` switch."""
+    if not switches.active().small_clause_subjects or token.dep_ != "poss" \
+            or token.lower_ not in POSSESSOR_LOOKALIKES:
+        return None
+    noun = token.head
+    if noun.i != token.i + 1 or any(child.i < noun.i and child.i != token.i for child in noun.children):
+        return None  # "her own bed", "her little dog": a possessor
+    head = noun.head
+    if noun.dep_ == "nsubj" and head.i > noun.i and head.dep_ in SMALL_CLAUSES and head.tag_ in COMMON_NOUN_TAGS:
+        matrix = head.head  # "saw her paint the fence" read as "her paint", subject of a clause "the fence" (not
+        # "found her power inadequate": a possessor in the small clause's subject)
+    elif noun.dep_ in SMALL_CLAUSES or (noun.dep_ in OBJECTS and (
+            any(child.i > noun.i and child.dep_ in MISREAD_OBJECTS for child in noun.children)
+            or any(other.dep_ == "dobj" and other.left_edge.i == noun.i + 1 for other in head.children))):
+        matrix = head  # "made her smile", "watched her paint the fence", "spotted her climb the wall" (two objects)
+    else:
+        return None
+    return matrix if matrix.i < token.i and is_verb(matrix) else None
+
+
 def coarguments(predicate: Token, token: Token) -> List[Token]:
     """The other arguments of ``predicate``: (understood) subjects, objects, objects of argument prepositions;
     none where the predicate has two subjects (a misparse)."""
@@ -211,6 +239,10 @@ def forbidden_antecedents(doc: Doc, start: int, end: int, root_index: Optional[i
             found.extend(coarguments(predicate, root))
             matrix = small_clause_matrix(root) if switches.active().small_clause_subjects else None
             if matrix is not None:  # the main verb's arguments (the token stands for none of its subjects)
+                found.extend(coarguments(matrix, matrix))
+        elif "B" in switches.active().principles and root.dep_ == "poss":
+            matrix = misread_small_clause(root)
+            if matrix is not None:  # "watched her paint the fence" read as a possessive: as the small clause
                 found.extend(coarguments(matrix, matrix))
     elif nominal and "C" in switches.active().principles:
         if commanding is None:

@@ -11,11 +11,10 @@ from thinc.api import ArgsKwargs, Model, PyTorchWrapper_v2, chain, torch2xp, xp2
 from thinc.types import Floats2d, Ints1d, Ints2d
 
 from ..linguistics import switches
+from ..linguistics.columns import ATTRIBUTE_FIELDS, PADDING_ATTRIBUTES
 from ..linguistics.lexicon import StringIds
 from ..linguistics.mentions import mention_attributes
-from ..nn.memory.mention_memory import (
-    ATTRIBUTE_FIELDS, PADDING_ATTRIBUTES, MentionMemory, validate_mention_memory_config,
-)
+from ..nn.memory.mention_memory import MentionMemory, validate_mention_memory_config
 from ..nn.memory.outputs import MemoryOutput, pad_sequences
 from ..nn.memory.petra import PetraMemory, validate_memory_config
 from ..nn.memory.referential_reader import ReferentialReaderMemory, validate_reader_config

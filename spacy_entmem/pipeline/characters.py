@@ -18,14 +18,17 @@ mention), read as a title group (``linguistics.lexicon.TITLE_GROUPS``) and name 
   entity of the memory holds both, the full names share their surname, or one form is said under a
   ``SLIP_AROUND``-th as often as the other character's names;
 - a bare surname that only one titled name holds is that person ("Brooke" → "Mr. Brooke"), unless a full name
-  ends with it.
+  ends with it;
+- a name and a capitalised role the book sets beside it in apposition are one character ("Oz, the Great
+  Wizard": the book's own alias, learnt from its text; the role's head must be a noun for people, so "Dorothy,
+  the Small and Meek" ties nothing, and a list of names, "Hunter, Joyce", has no "the").
 
 A merged row keeps the id of its most mentioned entity (``Entity.id``) and lists all of them (``Entity.ids``).
 """
 import re
 from collections import Counter, defaultdict
 from functools import lru_cache
-from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import AbstractSet, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from nicknames import NickNamer
 
@@ -45,6 +48,8 @@ ADDRESS_WORDS = {"cap'n", "capn", "doctor", "squire", "o", "oh"}
 ROMAN_NUMERAL = re.compile(r"i\.?|[ivxlcdm]{2,}\.?")
 DESCRIPTION_WORDS = 5  # a definite description this long, said again, is one person ("the man with the wooden leg")
 DESCRIPTION_PREPOSITIONS = {"with", "of", "in", "from", "at", "on"}
+# a name, a comma, "the" and capitalised words: an appositive role ("Oz, the Great Wizard", "Glinda, the Good Witch")
+APPOSITIVE_ROLE = re.compile(r"(?P<name>[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,3}), (?P<role>the (?:[A-Z][\w'-]* ?){1,3})$")
 
 
 @lru_cache(maxsize=1 << 16)  # (a text's key is read for the table, the main names and the names held together)
@@ -245,15 +250,56 @@ def description(entity) -> Optional[str]:
         DESCRIPTION_PREPOSITIONS.intersection(words[2:]) else None
 
 
-def merge_characters(entities: Sequence, summarise) -> List:
+def appositive_aliases(entities: Sequence, people: AbstractSet[str]) -> Set[Tuple[NameKey, NameKey]]:
+    """The (name, role) key pairs of the mentions that set a capitalised role beside a name ("Oz, the Great
+    Wizard" → ((0, ("oz",)), (0, ("great", "wizard")))), where the role's last word is in ``people`` (nouns for
+    people)."""
+    pairs = set()
+    for entity in entities:
+        for mention in entity.mentions:
+            match = APPOSITIVE_ROLE.fullmatch(mention.text.strip()) if mention.mention_type != "pronoun" else None
+            if match is None or match.group("role").split()[-1].lower() not in people:
+                continue
+            name, role = name_key(match.group("name")), name_key(match.group("role"))
+            if name is not None and role is not None and name != role:
+                pairs.add((name, role))
+    return pairs
+
+
+def _joined(mapping: Dict[NameKey, NameKey], pairs: Iterable[Tuple[NameKey, NameKey]],
+            weight: Mapping[NameKey, int]) -> Dict[NameKey, NameKey]:
+    """``mapping`` with the characters of each pair one: the more mentioned one's key (pairs chain: union-find)."""
+    parent: Dict[NameKey, NameKey] = {}
+
+    def root(key: NameKey) -> NameKey:
+        while parent.get(key, key) != key:
+            key = parent[key]
+        return key
+
+    for a, b in pairs:
+        a, b = root(mapping.get(a, a)), root(mapping.get(b, b))
+        if a != b:
+            keep, join = (a, b) if (weight.get(a, 0), a) >= (weight.get(b, 0), b) else (b, a)
+            parent[join] = keep
+    return {key: root(target) for key, target in mapping.items()}
+
+
+def merge_characters(entities: Sequence, summarise, people: AbstractSet[str] = frozenset()) -> List:
     """The entities with those that are one character merged (``summarise``: mention records → ``Entity``),
     most mentioned first. Entities of one character key with masculine and feminine ones among them stay two
     rows (two people of one name), unless the smaller side holds less than ``GENDER_SLIP`` of their mentions (a
-    wrong pronoun joined, not another person)."""
+    wrong pronoun joined, not another person). ``people``: nouns for people, for roles in apposition."""
     named = Counter(key for entity in entities for m in entity.mentions if m.mention_type == "name"
                     for key in [name_key(m.text)] if key is not None)
     keyed = [(entity, main_name(entity, named)) for entity in entities]
-    mapping = character_keys([key for _, key in keyed if key is not None], named, names_held_together(entities))
+    aliases = appositive_aliases(entities, people)
+    mapping = character_keys([key for _, key in keyed if key is not None] + [k for pair in aliases for k in pair],
+                             named, names_held_together(entities))
+    weight = Counter()
+    for entity, key in keyed:
+        if key is not None:
+            weight[mapping[key]] += entity.n_mentions
+    mapping = _joined(mapping, aliases, weight)
     groups: Dict[NameKey, List] = defaultdict(list)
     merged = []
     described: Dict[str, List] = defaultdict(list)  # entities of no name, by their long definite description

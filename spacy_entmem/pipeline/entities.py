@@ -237,9 +237,10 @@ def table_entities(records: Iterable[MentionRecord], merge_characters: bool = Tr
     entities = summarise_all(records)
     if not merge_characters:
         return entities
+    from ..models.memory import learnt_person_nouns
     from .characters import merge_characters as merge
 
-    return merge(entities, summarise)
+    return merge(entities, summarise, learnt_person_nouns())
 
 
 class EntityTable:

@@ -202,7 +202,7 @@ def _check_config(prefix: str, mentions_key: str, threshold: float, weights: Los
 
 
 def check_pair_feature_names(names: Iterable[str]) -> None:
-    from ..nn.memory.mention_memory import ALL_FEATURE_NAMES
+    from ..linguistics.cell_rules import ALL_FEATURE_NAMES
 
     unknown = [name for name in names if name not in ALL_FEATURE_NAMES]
     if unknown:
@@ -216,7 +216,7 @@ AGREEMENT_FEATURES = {"gender": "gender agreement", "number": "number agreement"
 def agreement_indices(names: Iterable[str]) -> tuple:
     """The pair features behind ``pronoun_agreement`` (a pronoun never joins a cell whose gender / number
     differs from its own), with a clear error for anything else."""
-    from ..nn.memory.mention_memory import PAIR_FEATURE_NAMES
+    from ..linguistics.cell_rules import PAIR_FEATURE_NAMES
 
     names = list(names)
     unknown = [name for name in names if name not in AGREEMENT_FEATURES]
@@ -288,7 +288,7 @@ def length_batches(sorted_lengths: Sequence[int], max_docs: int, max_steps: Opti
 def pair_feature_indices(names: Iterable[str], n_features: int) -> tuple:
     """The indices of the pair features ``names`` in a memory that has ``n_features`` (a parse feature
     disabled in a memory without the parse's features is an error)."""
-    from ..nn.memory.mention_memory import ALL_FEATURE_NAMES
+    from ..linguistics.cell_rules import ALL_FEATURE_NAMES
 
     check_pair_feature_names(names)
     absent = [name for name in names if ALL_FEATURE_NAMES.index(name) >= n_features]

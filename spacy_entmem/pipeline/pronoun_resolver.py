@@ -26,7 +26,7 @@ from spacy.tokens import Doc, Span, SpanGroup
 from ..evaluation.gap import answer_pair
 from ..models.memory import packaged_name_genders
 from ..linguistics.columns import BOUND_END, GENDER
-from ..nn.memory.mention_memory import IS_PERSONAL_GENDER
+from ..linguistics.cell_rules import IS_PERSONAL_GENDER
 from ..nn.pair_head import PairHead
 from .clusters import align_pronoun
 from ..linguistics.lexicon import StringIds

@@ -137,6 +137,11 @@ def candidate_pairs(starts: numpy.ndarray, ends: numpy.ndarray, segment: numpy.n
 # as doc.to_array([TAG]) gives them
 COMMON_NOUN_TAG_IDS = numpy.asarray(sorted(hash_string(tag) for tag in COMMON_NOUN_TAGS), dtype="uint64")
 NOT_IN_PHRASE = frozenset({"cc", "conj", "punct", "appos"})  # right dependents that end a noun's own phrase
+# the places of a noun in the parse, and the tags a word with a determiner in such a place may rightly have (a
+# noun, a name, a verb, a pronoun: anything else is a tagger's error on a rare noun, ``mistagged_person_noun``)
+NOMINAL_PLACES = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "dative", "attr", "appos", "conj"})
+MISTAKABLE_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "MD", "PRP",
+                             "PRP$", "WP", "EX", "DT"})
 
 
 # whether a candidate whose parse root is a verb (a whole clause the finder proposed: "The lawyer thanked the
@@ -145,6 +150,17 @@ NOT_IN_PHRASE = frozenset({"cc", "conj", "punct", "appos"})  # right dependents 
 # helped him" of "The porter greeted the traveller and helped him"; an ablation's switch)
 VERB_TAG_IDS = numpy.asarray(sorted(hash_string(tag) for tag in ("VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "MD")),
                              dtype="uint64")
+
+
+def mistagged_person_noun(token, nouns: AbstractSet[str]) -> bool:
+    """Whether ``token`` is a singular noun for people (on ``nouns``) that the tagger gave a tag of no noun nor verb
+    although a determiner of its own stands right before it and it fills a noun's place in the parse ("The
+    dispatcher poured himself a drink": "dispatcher" tagged CD, the subject of "poured")."""
+    if token.tag_ in MISTAKABLE_TAGS or token.dep_ not in NOMINAL_PLACES or token.i == 0 or \
+            not token.is_alpha or token.lower_ not in nouns:
+        return False
+    before = token.doc[token.i - 1]
+    return before.tag_ == "DT" and before.head.i == token.i
 
 
 def noun_phrase_pairs(doc: Doc, pairs: numpy.ndarray, segment: numpy.ndarray, longest: int,
@@ -159,7 +175,10 @@ def noun_phrase_pairs(doc: Doc, pairs: numpy.ndarray, segment: numpy.ndarray, lo
         return numpy.zeros((0, 2), dtype="int64")
     tags, lower = doc.to_array([TAG, LOWER]).reshape(-1, 2).T
     strings, lower = doc.vocab.strings, lower.tolist()
-    wanted = numpy.asarray([i for i in numpy.flatnonzero(numpy.isin(tags, COMMON_NOUN_TAG_IDS)).tolist()
+    nounlike = numpy.isin(tags, COMMON_NOUN_TAG_IDS)
+    if nouns is not None:  # a noun for people the tagger did not read as a noun ("the dispatcher" tagged CD)
+        nounlike |= numpy.asarray([mistagged_person_noun(token, nouns) for token in doc], dtype=bool)
+    wanted = numpy.asarray([i for i in numpy.flatnonzero(nounlike).tolist()
                             if nouns is None or names_people(strings[lower[i]], tags[i] == PLURAL_NOUN_TAG, nouns)],
                            dtype="int64")
     if not len(wanted):

@@ -14,7 +14,8 @@ from spacy.language import Language
 from spacy.util import registry
 
 from ..models.memory import torch_memory
-from ..nn.memory.mention_memory import PAIR_FEATURE_SIZES, zero_padded_columns
+from ..linguistics.cell_rules import PAIR_FEATURE_SIZES
+from ..nn.memory.mention_memory import zero_padded_columns
 
 WIDENED_WEIGHT = "encoder.weight_ih_l0"
 

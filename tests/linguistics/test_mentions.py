@@ -5,9 +5,8 @@ from spacy_entmem.linguistics.switches import switched_off
 from spacy_entmem.linguistics.values import FEMININE, MASCULINE, PRONOUN_CLASS, SINGULAR, UNKNOWN
 from spacy_entmem.linguistics.lexicon import StringIds, speaker_gender
 from spacy_entmem.linguistics.mentions import mention_attributes
-from spacy_entmem.nn.memory.mention_memory import (
-    ATTRIBUTE_FIELDS, GENDER, HEAD, N_PRONOUN_CLASSES, NORM, NUMBER, PRONOUN, PROPER, QUOTED,
-)
+from spacy_entmem.linguistics.cell_rules import N_PRONOUN_CLASSES
+from spacy_entmem.linguistics.columns import ATTRIBUTE_FIELDS, GENDER, HEAD, NORM, NUMBER, PRONOUN, PROPER, QUOTED
 
 
 def test_every_pronoun_class_fits_the_memory_embedding():
@@ -62,7 +61,7 @@ def test_a_word_the_doc_used_as_a_family_name_gets_no_gender_from_the_lexicon():
 
 
 def test_a_name_right_after_a_nominal_candidate_is_in_apposition_with_it():
-    from spacy_entmem.nn.memory.mention_memory import APPOSED
+    from spacy_entmem.linguistics.columns import APPOSED
     from spacy_entmem.linguistics.lexicon import NO_NOMINAL, apposed_nominals
 
     doc = spacy.blank("en")("Elizabeth saw her sister Jane . On the day Tom came , the boy Tom 's hat fell and "
@@ -108,7 +107,7 @@ def test_given_name_skips_articles_and_titles_and_refuses_pronouns_and_lowercase
 
 
 def test_a_possessor_is_no_gender_cue_and_inanimate_heads_need_the_list_and_no_gender():
-    from spacy_entmem.nn.memory.mention_memory import INANIMATE
+    from spacy_entmem.linguistics.columns import INANIMATE
     from spacy_entmem.linguistics.lexicon import cue_gender, head_word
 
     assert cue_gender(["king", "'s", "college"]) == UNKNOWN and cue_gender(["the", "king", "'s", "daughter"]) == FEMININE
@@ -124,7 +123,8 @@ def test_a_possessor_is_no_gender_cue_and_inanimate_heads_need_the_list_and_no_g
 def test_a_head_tagged_as_a_name_is_no_person_noun_though_its_lower_case_form_is_listed():
     from spacy.tokens import Doc
 
-    from spacy_entmem.nn.memory.mention_memory import INANIMATE, PERSON_NOUN
+    from spacy_entmem.linguistics.columns import INANIMATE
+    from spacy_entmem.linguistics.values import PERSON_NOUN
 
     # the learnt list is read without case: "mason" names people, "Mason" (NNP) is a name
     doc = Doc(spacy.blank("en").vocab, words=["Mason", "met", "the", "mason", "and", "a", "mason", "."],
@@ -138,7 +138,7 @@ def test_a_head_tagged_as_a_name_is_no_person_noun_though_its_lower_case_form_is
 
 
 def test_an_unquoted_i_speaks_in_the_voice_of_its_speaker_label(monkeypatch):
-    from spacy_entmem.nn.memory.mention_memory import NAME_WORDS, VOICE
+    from spacy_entmem.linguistics.columns import NAME_WORDS, VOICE
 
     doc = spacy.blank("en")("Nurse: Did I call ?\nPatient: My daughter visited me .")
     words = [t.text for t in doc]
@@ -158,7 +158,8 @@ def test_an_unquoted_i_speaks_in_the_voice_of_its_speaker_label(monkeypatch):
 def test_a_plural_noun_names_people_when_its_singular_is_listed(monkeypatch):
     from spacy.tokens import Doc
 
-    from spacy_entmem.nn.memory.mention_memory import INANIMATE, PERSON_NOUN
+    from spacy_entmem.linguistics.columns import INANIMATE
+    from spacy_entmem.linguistics.values import PERSON_NOUN
     from spacy_entmem.linguistics.lexicon import names_people, singular_forms
 
     assert singular_forms("engineers") == ["engineer"]
@@ -182,7 +183,7 @@ def test_a_plural_noun_names_people_when_its_singular_is_listed(monkeypatch):
 def test_a_nominal_takes_its_number_from_its_head_words_tag_and_pronouns_and_untagged_docs_have_none():
     from spacy.tokens import Doc
 
-    from spacy_entmem.nn.memory.mention_memory import NOUN_NUMBER
+    from spacy_entmem.linguistics.columns import NOUN_NUMBER
     from spacy_entmem.linguistics.values import PLURAL
 
     words = ["the", "papers", "of", "Marie", "on", "magnetism", "and", "they", "quickly"]
@@ -198,7 +199,7 @@ def test_a_nominal_takes_its_number_from_its_head_words_tag_and_pronouns_and_unt
 
 
 def test_titled_names_and_name_words():
-    from spacy_entmem.nn.memory.mention_memory import NAME_WORDS, TITLED
+    from spacy_entmem.linguistics.columns import NAME_WORDS, TITLED
 
     doc = spacy.blank("en")("Elizabeth Bennet saw the young Mr. Darcy , Miss Bingley 's brother and Mr. and Mrs. Hurst ; "
                             "Miss Elizabeth laughed at her .")
@@ -218,7 +219,7 @@ def test_titled_names_and_name_words():
 def test_an_object_pronoun_carries_the_end_of_the_subject_it_cannot_refer_to():
     from spacy.tokens import Doc
 
-    from spacy_entmem.nn.memory.mention_memory import BOUND_END
+    from spacy_entmem.linguistics.columns import BOUND_END
 
     words = ["Mary", "saw", "her", "and", "Anna", "'s", "cat", "hid", "her"]
     tags = ["NNP", "VBD", "PRP", "CC", "NNP", "POS", "NN", "VBD", "PRP"]
@@ -229,7 +230,7 @@ def test_an_object_pronoun_carries_the_end_of_the_subject_it_cannot_refer_to():
 
 
 def test_a_quoted_first_person_pronoun_carries_its_quotations_speaker_span():
-    from spacy_entmem.nn.memory.mention_memory import SPEAKER
+    from spacy_entmem.linguistics.columns import SPEAKER
 
     doc = spacy.blank("en")('" I am late , " said Harry . " I know , " he said . I left .')
     #                        0 1 2  3    4 5 6    7     8 9 10 11  12 13 14  15 16 17 18

@@ -211,3 +211,42 @@ def test_role_and_sentence_columns_read_the_parse_and_are_empty_without_one():
         (syntax.SUBJECT, 0), (syntax.SUBJECT, 1), (syntax.NO_ROLE, syntax.NO_SENTENCE)]
     bare = Doc(VOCAB, words="Tom left . He slept .".split())
     assert syntax.role_and_sentence_columns(bare, [0, 3]) == [(syntax.NO_ROLE, syntax.NO_SENTENCE)] * 2
+
+
+def _tagged(words, heads, deps, tags):
+    pos = {"NNP": "PROPN", "VBD": "VERB", "PRP$": "PRON", "NN": "NOUN", "DT": "DET", ".": "PUNCT", "JJ": "ADJ",
+           "PRP": "PRON"}
+    return Doc(VOCAB, words=words, heads=heads, deps=deps, tags=tags, pos=[pos[tag] for tag in tags])
+
+
+def test_an_objective_her_parsed_as_a_possessor_of_a_small_clauses_verb_is_its_subject():
+    # Mary watched her paint the fence .  ("paint" a noun with "her" its possessor and "fence" its apposition)
+    doc = _tagged("Mary watched her paint the fence .".split(), [1, 1, 3, 1, 5, 3, 1],
+                  ["nsubj", "ROOT", "poss", "dobj", "det", "appos", "punct"], "NNP VBD PRP$ NN DT NN .".split())
+    assert syntax.misread_small_clause(doc[2]).text == "watched" and "Mary" in texts(doc, forbidden_antecedents(doc, 2, 3))
+    with switched_off("small_clause_subjects"):
+        assert forbidden_antecedents(doc, 2, 3) == []
+    # Anna made her smile .  ("smile" a noun, the clausal complement of "made")
+    doc = _tagged("Anna made her smile .".split(), [1, 1, 3, 1, 1], ["nsubj", "ROOT", "poss", "ccomp", "punct"],
+                  "NNP VBD PRP$ NN .".split())
+    assert texts(doc, forbidden_antecedents(doc, 2, 3)) == ["Anna"]
+    # The doctor saw her paint the fence .  ("her paint" the subject of a clause "the fence")
+    doc = _tagged("The doctor saw her paint the fence .".split(), [1, 2, 2, 4, 6, 6, 2, 2],
+                  ["det", "nsubj", "ROOT", "poss", "nsubj", "det", "ccomp", "punct"],
+                  "DT NN VBD PRP$ NN DT NN .".split())
+    assert syntax.misread_small_clause(doc[3]).text == "saw" and "doctor" in texts(doc, forbidden_antecedents(doc, 3, 4))
+    # Lee spotted her climb the wall .  ("climb" and "wall" two objects of "spotted")
+    doc = _tagged("Lee spotted her climb the wall .".split(), [1, 1, 3, 1, 5, 1, 1],
+                  ["nsubj", "ROOT", "poss", "dobj", "det", "dobj", "punct"], "NNP VBD PRP$ NN DT NN .".split())
+    assert "Lee" in texts(doc, forbidden_antecedents(doc, 2, 3))
+
+
+def test_a_possessive_her_stays_a_possessor():
+    for words, heads, deps, tags in (
+            ("Mary watched her dog .", [1, 1, 3, 1, 1], ["nsubj", "ROOT", "poss", "dobj", "punct"], "NNP VBD PRP$ NN ."),
+            ("Mary made her own bed .", [1, 1, 4, 4, 1, 1], ["nsubj", "ROOT", "poss", "amod", "dobj", "punct"],
+             "NNP VBD PRP$ JJ NN ."),
+            ("She found her power inadequate .", [1, 1, 3, 4, 1, 1], ["nsubj", "ROOT", "poss", "nsubj", "ccomp", "punct"],
+             "PRP VBD PRP$ NN JJ .")):
+        doc = _tagged(words.split(), heads, deps, tags.split())
+        assert syntax.misread_small_clause(doc[2]) is None and forbidden_antecedents(doc, 2, 3) == [], words

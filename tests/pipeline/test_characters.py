@@ -1,6 +1,6 @@
 """One row per character: the entity table merges the entities that are one person by their names, and keeps
 people who share a surname apart."""
-from spacy_entmem.nn.memory.mention_memory import AUNT_TITLE, MALE_TITLE, MARRIED_TITLE, UNMARRIED_TITLE
+from spacy_entmem.linguistics.values import AUNT_TITLE, MALE_TITLE, MARRIED_TITLE, UNMARRIED_TITLE
 from collections import Counter
 
 from spacy_entmem.pipeline.characters import character_keys, description, merge_characters, name_key
@@ -123,3 +123,17 @@ def test_a_long_definite_description_said_again_is_one_row():
     rows = table_entities(records)
     assert sorted(len(row.ids or [row.id]) for row in rows) == [1, 1, 2]
     assert description(rows[0]) == "the soldier with the green whiskers"
+
+
+def test_a_capitalised_role_in_apposition_is_the_names_alias():
+    oz = (_records(0, ["the Great Oz", "Oz", "he", "Oz"], gender=MASCULINE)
+          + _records(1, ["the Great Wizard", "the Great Wizard", "he"], gender=MASCULINE, start=100)
+          + _records(2, ["Oz, the Great Wizard"], gender=MASCULINE, start=200)
+          + _records(3, ["Dorothy", "Dorothy", "she"], start=300) + _records(4, ["Dorothy, the Small and Meek"], start=400)
+          + _records(5, ["the Small", "the Small"], start=500) + _records(6, ["Hunter", "Hunter"], gender=MASCULINE, start=600)
+          + _records(7, ["Joyce", "Joyce"], gender=MASCULINE, start=700)
+          + _records(8, ["Hunter, Joyce"], gender=MASCULINE, start=800))
+    rows = {entity.ids[0]: entity.ids for entity in table_entities(oz)}
+    assert rows[0] == [0, 1, 2]  # the name and the role said beside it: one character
+    assert rows[3] == [3, 4] and rows[5] == [5]  # "Meek" names no people: "the Small" is no alias of Dorothy
+    assert 7 not in rows[6] and rows[7] == [7]  # a list of names is no apposition

@@ -356,3 +356,25 @@ def test_an_uncovered_noun_for_people_gets_its_noun_phrase_proposed_when_asked(m
                      propose_noun_phrases=True)
     finder.set_annotations([barn], numpy.zeros((len(barn), 2), dtype="float32"))
     assert [s.text for s in barn.spans["mention_candidates"]] == ["The storm", "the old barn"]
+
+
+def test_a_noun_for_people_the_tagger_mistook_is_still_proposed():
+    from spacy.tokens import Doc
+
+    from spacy_entmem.pipeline.span_proposals import mention_segments, noun_phrase_pairs
+
+    nlp = spacy.blank("en")
+    # The dispatcher poured himself a drink .  (en_core_web_sm tags the rare noun "dispatcher" CD)
+    doc = Doc(nlp.vocab, words="The dispatcher poured himself a drink .".split(),
+              tags=["DT", "CD", "VBD", "PRP", "DT", "NN", "."], heads=[1, 2, 2, 2, 5, 2, 2],
+              deps=["det", "nsubj", "ROOT", "dative", "det", "dobj", "punct"])
+    none = numpy.zeros((0, 2), dtype="int64")
+    found = noun_phrase_pairs(doc, none, mention_segments(doc), 20, {"dispatcher"})
+    assert [doc[s: e + 1].text for s, e in found.tolist()] == ["The dispatcher"]
+    # not without a determiner of its own, nor off the list, nor when every noun is wanted (no list)
+    bare = Doc(nlp.vocab, words="Dispatcher poured a drink .".split(), tags=["CD", "VBD", "DT", "NN", "."],
+               heads=[1, 1, 3, 1, 1], deps=["nsubj", "ROOT", "det", "dobj", "punct"])
+    assert noun_phrase_pairs(bare, none, mention_segments(bare), 20, {"dispatcher"}).shape == (0, 2)
+    assert noun_phrase_pairs(doc, none, mention_segments(doc), 20, {"waiter"}).tolist() == []
+    assert [doc[s: e + 1].text for s, e in noun_phrase_pairs(doc, none, mention_segments(doc), 20).tolist()] == [
+        "a drink"]

@@ -54,7 +54,7 @@ def test_narrower_or_reshaped_memories_are_refused_with_the_weight_named():
 
 
 def test_only_the_parse_features_train_after_train_new_features_only():
-    from spacy_entmem.nn.memory.mention_memory import PAIR_FEATURE_SIZES
+    from spacy_entmem.linguistics.cell_rules import PAIR_FEATURE_SIZES
     from spacy_entmem.training.widening import train_new_features_only
 
     torch.manual_seed(0)

@@ -18,7 +18,7 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 
 import numpy
 
-from ...linguistics.values import NO_SENTENCE  # noqa: F401  (the SENTENCE column's unknown)
+from ...linguistics.values import NO_SENTENCE  # (the SENTENCE column's unknown)
 from .archive import EntityArchive, hashable, plain
 
 # the per-cell arrays of ``CellState`` (row b of each is one document's)

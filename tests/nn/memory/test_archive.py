@@ -6,10 +6,9 @@ import torch
 
 from spacy_entmem.nn.memory.archive import ArchivedEntity, EntityArchive
 from spacy_entmem.nn.memory.carry import CarriedMemory
-from spacy_entmem.nn.memory.mention_memory import (
-    AUNT_TITLE, ELDER_TITLES, MALE_TITLE, MARRIED_TITLE, NAME_WORDS, PADDING_ATTRIBUTES, TITLE, CellState,
-    MentionMemory, archived_match,
-)
+from spacy_entmem.nn.memory.mention_memory import CellState, MentionMemory, archived_match
+from spacy_entmem.linguistics.columns import NAME_WORDS, PADDING_ATTRIBUTES, TITLE
+from spacy_entmem.linguistics.values import AUNT_TITLE, ELDER_TITLES, MALE_TITLE, MARRIED_TITLE
 
 
 def _archived(entity, names, count=1, gender=0, titles=()):

@@ -5,9 +5,8 @@ import pytest
 import torch
 
 from spacy_entmem.nn.memory.carry import PAST_TURN, CarriedMemory, export_row
-from spacy_entmem.nn.memory.mention_memory import (
-    COREF, OVERWRITE, PADDING_ATTRIBUTES, CellState, MentionMemory,
-)
+from spacy_entmem.nn.memory.mention_memory import COREF, CellState, MentionMemory, OVERWRITE
+from spacy_entmem.linguistics.columns import PADDING_ATTRIBUTES
 
 
 def _attributes(rows):
@@ -110,7 +109,7 @@ def test_an_empty_document_passes_the_carried_memory_on(memory):
 
 def test_a_resumed_state_knows_which_cells_hold_an_i_a_you_or_the_readers_you():
     from spacy_entmem.nn.memory.carry import import_row
-    from spacy_entmem.nn.memory.mention_memory import READER, SECOND
+    from spacy_entmem.linguistics.values import READER, SECOND
 
     state = CellState(1, 4)
     state.entity[0] = [0, 1, 2, 3]

@@ -4,13 +4,15 @@ import numpy
 import pytest
 import torch
 
+from spacy_entmem.linguistics import cell_rules
+from spacy_entmem.linguistics import columns as attribute_columns
+from spacy_entmem.linguistics.cell_rules import THEY
+from spacy_entmem.linguistics.columns import ATTRIBUTE_FIELDS, PADDING_ATTRIBUTES
 from spacy_entmem.linguistics.switches import switched_off
-from spacy_entmem.pipeline.memory_log import step_entities
+from spacy_entmem.linguistics.values import PERSON_NOUN
 from spacy_entmem.nn.memory import mention_memory
-from spacy_entmem.nn.memory.mention_memory import (
-    ATTRIBUTE_FIELDS, COREF, IGNORE, OVERWRITE, PADDING_ATTRIBUTES, PERSON_NOUN, THEY, CellState,
-    MentionMemory, action_loss,
-)
+from spacy_entmem.nn.memory.mention_memory import COREF, CellState, IGNORE, MentionMemory, OVERWRITE, action_loss
+from spacy_entmem.pipeline.memory_log import step_entities
 
 
 def _padded(rows):
@@ -188,7 +190,7 @@ def test_partial_documents_train_on_the_pronoun_decision(memory):
 
 
 def test_disabled_pair_features_no_longer_reach_the_scores(memory):
-    from spacy_entmem.nn.memory.mention_memory import PAIR_FEATURE_NAMES
+    from spacy_entmem.linguistics.cell_rules import PAIR_FEATURE_NAMES
 
     X, lengths, spans, n = _inputs(m=3, t=6)
     same = _attributes([(0, 0, 0, 0, 0, 0, 1, 0)] * 3)  # the same name three times: exact and head match
@@ -711,11 +713,9 @@ def test_speaker_continuity_follows_the_speakers_entity_not_its_evicted_cell(bea
 
 def _columns(**columns):
     """One candidate's attributes (padding elsewhere) with the named columns set."""
-    from spacy_entmem.nn.memory import mention_memory as mm
-
     row = numpy.array(PADDING_ATTRIBUTES, dtype="int64")
     for name, value in columns.items():
-        target = getattr(mm, name.upper())
+        target = getattr(attribute_columns, name.upper())
         row[target] = value
     return row[None]
 
@@ -751,7 +751,7 @@ def test_persons_of_one_turn_never_share_a_cell():
 
 
 def test_a_you_with_no_addressee_and_a_third_person_never_share_a_cell():
-    from spacy_entmem.nn.memory.mention_memory import READER
+    from spacy_entmem.linguistics.values import READER
 
     state = _state_with(_columns(pronoun=3, person=READER, turn=0), _columns(person=0, turn=1))  # "you", "Tom"
     he = _columns(pronoun=4, person=3, turn=2)  # another turn: still no one "you" stands for
@@ -763,14 +763,15 @@ def test_a_you_with_no_addressee_and_a_third_person_never_share_a_cell():
 
 
 def test_a_cell_of_time_expressions_only():
-    from spacy_entmem.nn.memory.mention_memory import TIME_EXPRESSION
+    from spacy_entmem.linguistics.cell_rules import TIME_EXPRESSION
 
     state = _state_with(_columns(inanimate=TIME_EXPRESSION), _columns(inanimate=1))
     assert state.time_only().tolist() == [[True, False]]
 
 
 def test_a_time_expression_never_joins_a_cell_holding_a_person(monkeypatch):
-    from spacy_entmem.nn.memory.mention_memory import FIRST_SINGULAR, TIME_EXPRESSION
+    from spacy_entmem.linguistics.cell_rules import TIME_EXPRESSION
+    from spacy_entmem.linguistics.values import FIRST_SINGULAR
 
     #                   "me" (an I)                                      "the gardener"           "the bank"
     rows = [_named_row(pronoun=FIRST_SINGULAR, person=1, root=1), GARDENER, SWAMP,
@@ -885,8 +886,8 @@ def _with_parse(rows):
     role, sentence)."""
     out = _padded([row for row, *_ in rows])
     for k, (_, root, binder, role, sentence) in enumerate(rows):
-        out[k, mention_memory.ROOT], out[k, mention_memory.BINDER] = root, binder
-        out[k, mention_memory.ROLE], out[k, mention_memory.SENTENCE] = role, sentence
+        out[k, attribute_columns.ROOT], out[k, attribute_columns.BINDER] = root, binder
+        out[k, attribute_columns.ROLE], out[k, attribute_columns.SENTENCE] = role, sentence
     return out
 
 
@@ -899,7 +900,7 @@ def test_parse_pair_features_give_roles_sentence_distance_and_binding():
     state.apply(numpy.array([OVERWRITE]), numpy.array([1]), earlier[1:], numpy.array([3]), 0.98, numpy.array([True]))
     # "him" (object, sentence 4) whose parse rules out the noun phrase rooted at token 0: far from both cells
     him = _with_parse([((-1, -1, 4, 1, 1, 0, 0, 0), 9, -1, OBJECT, 4)])
-    him[0, mention_memory.FORBIDDEN.start] = 0
+    him[0, attribute_columns.FORBIDDEN.start] = 0
     rows, cells = numpy.array([0, 0]), numpy.array([0, 1])
     features = state.parse_pair_features(him, rows, cells, state.syntax_clash(him, rows, cells))
     assert features.tolist() == [[OBJECT, SUBJECT, 4, 1], [OBJECT, OBJECT, 4, 0]]
@@ -918,7 +919,7 @@ def test_a_memory_without_parse_features_loads_into_one_with_them_and_scores_the
     parsed = MentionMemory(input_width=6, hidden_width=8, n_cells=2, mlp_width=8, dropout=0.0, feature_width=4,
                            parse_features=True)
     parsed.load_state_dict(plain.state_dict())
-    assert len(parsed.pair_embeddings) == len(plain.pair_embeddings) + len(mention_memory.PARSE_FEATURE_SIZES)
+    assert len(parsed.pair_embeddings) == len(plain.pair_embeddings) + len(cell_rules.PARSE_FEATURE_SIZES)
     X, lengths, spans, n = _inputs(m=3, t=6)
     attrs = torch.from_numpy(_with_parse([((0, 0, 0, 0, 0, 0, 1, 0), 0, -1, 1, 0), ((1, 1, 0, 0, 0, 0, 1, 0), 2, -1, 2, 0),
                                           ((-1, -1, 4, 1, 1, 0, 0, 0), 4, -1, 2, 1)]))[None]
