@@ -7,8 +7,10 @@ written after that round's model was chosen and run once (64.3 %); its small cla
 small-clause rule was chosen on sentences of our own and dev, not on its items, which were then run a second
 time. The seventh set was written after that round's choices and run once (78.6 %); its failed small clauses
 were read, and the next round's reading of a possessive-looking "her" was chosen on sentences of our own and dev,
-then the seventh set run a second time. The eighth set was written after that round's choices and run once: its
-figure is the unseen one (docs/grammar.md, "Which sets were read").
+then the seventh set run a second time. The eighth set was written after that round's choices and run once (83.6
+%); its failures were read, two more readings chosen on them, our own sentences and dev, and the eighth set run a
+second time. The ninth set was written after that and run once: its figure is the unseen one (docs/grammar.md,
+"Which sets were read").
 
     python benchmarks/challenge_suite.py                       # the shipped pipeline
     python benchmarks/challenge_suite.py --pipeline DIR --setting syntactic_binding=false
@@ -239,6 +241,20 @@ TEMPLATES = [
     ("they with two people", "{A} and {B} quit, so they caught the train.", [("apart", "T", "A"), ("apart", "T", "B")]),
     ("they with two people", "The {Y1} drove the {Y2} home, and then they had a drink.",
      [("apart", "T", "Y1"), ("apart", "T", "Y2")]),
+    # ninth set (issue 73, third round), written after the eighth set's failures were read and the last choices
+    # of the round made (small clauses with two objects, nouns for people the tagger mistook), and run once
+    ("small clauses", "{A} observed {p:him} sweep the porch.", [("apart", "P", "A")]),
+    ("small clauses", "The {U1} compelled {p:him} to testify.", [("apart", "P", "U1")]),
+    ("small clauses", "{B} felt faint, and {A} obliged {p:him} to sit.", [("link", "P", "B"), ("apart", "P", "A")]),
+    ("small clauses", "The {U1} deemed {p:him} trustworthy.", [("apart", "P", "U1")]),
+    ("small clauses", "{A} pressed {p:him} to whistle.", [("apart", "P", "A")]),
+    ("small clauses", "{B} shivered, and the {U1} summoned {p:him} inside.", [("link", "P", "B"), ("apart", "P", "U1")]),
+    ("role nouns (ninth set)", "The {U1} waved at the {U2} and winked at {p:him}.",
+     [("apart", "P", "U1"), ("link", "P", "U2")]),
+    ("role nouns (ninth set)", "The {U2} reckoned {p:himself} fortunate.", [("link", "P", "U2")]),
+    ("they with two people", "{A} and {B} lifted the crate, then they rested.", [("apart", "T", "A"), ("apart", "T", "B")]),
+    ("they with two people", "The {U1} pulled the {U2} aboard, and they laughed.",
+     [("apart", "T", "U1"), ("apart", "T", "U2")]),
 ]
 # the sixth set's role nouns (issue 73): chosen after that round's choices, none in another set, the
 # role-and-participant set or the grammar templates
@@ -255,10 +271,14 @@ SEVENTH_ROLES = [("baker", "pensioner"), ("butcher", "caregiver"), ("steward", "
 EIGHTH_ROLES = [("collector", "apprentice"), ("farmhand", "diver"), ("harpist", "violinist"), ("skier", "boxer"),
                 ("rower", "surfer"), ("typist", "vendor"), ("caterer", "miner"), ("trucker", "dispatcher"),
                 ("watchmaker", "bookbinder"), ("rancher", "appraiser")]
-# the first template of the second to the eighth set
-SET_STARTS = (SECOND_SET, THIRD_SET, FOURTH_SET, FIFTH_SET, SIXTH_SET, SEVENTH_SET, EIGHTH_SET) = (
-    33, 55, 63, 73, 83, 95, 105)
-SET_NAMES = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
+# the ninth set's role nouns: none in another set, the role-and-participant set or the grammar templates
+NINTH_ROLES = [("puppeteer", "juggler"), ("acrobat", "falconer"), ("oboist", "cellist"), ("drummer", "bassist"),
+               ("flautist", "trombonist"), ("kayaker", "angler"), ("trapper", "poacher"), ("sheriff", "deputy"),
+               ("magistrate", "concierge"), ("valet", "jockey")]
+# the first template of the second to the ninth set
+SET_STARTS = (SECOND_SET, THIRD_SET, FOURTH_SET, FIFTH_SET, SIXTH_SET, SEVENTH_SET, EIGHTH_SET, NINTH_SET) = (
+    33, 55, 63, 73, 83, 95, 105, 115)
+SET_NAMES = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth")
 
 SLOT = re.compile(r"\{([^}]+)\}|\b(They|they|I|You|it|report|yesterday|students|guests|volunteers|neighbours|brother|"
                   r"mother|our)\b")
@@ -319,9 +339,10 @@ def items() -> List[dict]:
                 w1, w2 = SIXTH_ROLES[(k + t) % len(SIXTH_ROLES)]
                 z1, z2 = SEVENTH_ROLES[(k + t) % len(SEVENTH_ROLES)]
                 y1, y2 = EIGHTH_ROLES[(k + t) % len(EIGHTH_ROLES)]
+                u1, u2 = NINTH_ROLES[(k + t) % len(NINTH_ROLES)]
                 fill = {"A": a, "B": b, "C": others[(k + t) % len(others)], "R1": r1, "R2": r2, "R2b": r2,
                         "N1": n1, "N2": n2, "N2b": n2, "F1": f1, "F2": f2, "F2b": f2,
-                        "V1": v1, "V2": v2, "W1": w1, "W2": w2, "Z1": z1, "Z2": z2, "Y1": y1, "Y2": y2,
+                        "V1": v1, "V2": v2, "W1": w1, "W2": w2, "Z1": z1, "Z2": z2, "Y1": y1, "Y2": y2, "U1": u1, "U2": u2,
                         "G": GROUPS[(k + t) % len(GROUPS)],
                         "X": CITIES[(k + t) % len(CITIES)], "L": ["Smith", "Brown", "Taylor", "Walker", "Clark",
                                                                  "Hughes"][k % 6]}

@@ -42,7 +42,7 @@ def test_the_challenge_suite_scores_items_by_their_links_and_lists_the_failed_on
 
     suite = load(BENCHMARKS / "challenge_suite.py", monkeypatch)
     written = suite.items()
-    assert [sum(item["set"] == name for item in written) for name in suite.SET_NAMES] == [462, 308, 112, 140, 140, 168, 140, 140]
+    assert [sum(item["set"] == name for item in written) for name in suite.SET_NAMES] == [462, 308, 112, 140, 140, 168, 140, 140, 140]
     checks = [["link", "P", "B"], ["apart", "P", "A"]]
     slots = {"A": [0, 3], "B": [9, 12], "P": [25, 28]}
     items = [{"id": "0-0-m", "category": "principle B", "gender": "m", "text": "Tom paid Bob and thanked him.",

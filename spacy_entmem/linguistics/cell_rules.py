@@ -19,8 +19,8 @@ import numpy
 from . import switches
 from .columns import (APPOSED, BINDER, BOUND_END, FORBIDDEN, GENDER, HEAD, NAME_WORDS, NORM, NOUN_NUMBER, NUMBER,
                       PERSON, PRONOUN, PROPER, QUOTED, ROLE, SENTENCE, SPEAKER, TITLE, TITLED, TURN, VOICE)
-from .values import (ELDER_TITLES, FEMININE, FIRST_SINGULAR, MASCULINE, N_ROLES, NO_SENTENCE, PRONOUN_CLASS,
-                     PRONOUN_CLASSES, READER, SECOND, SECOND_PERSON, TIME, TITLE_CLASHES)
+from .values import (ELDER_TITLES, FEMININE, FIRST_PLURAL, FIRST_SINGULAR, MASCULINE, N_ROLES, NO_SENTENCE,
+                     PRONOUN_CLASS, PRONOUN_CLASSES, READER, SECOND, SECOND_PERSON, TIME, TITLE_CLASHES)
 
 TIME_EXPRESSION = TIME  # the INANIMATE value of a time expression (1: a thing or a place)
 PERSONAL_GENDERS = (MASCULINE, FEMININE)
@@ -51,6 +51,8 @@ THEY = PRONOUN_CLASS["they"]  # the pronoun class of "they them their theirs the
 IT = PRONOUN_CLASS["it"]  # the pronoun class of "it its itself"
 FIRST_OR_SECOND = tuple(sorted({PRONOUN_CLASS[word] for word in ("i", "we", "you")}))  # I, we and you
 SPOKEN_PERSONS = (1, SECOND, READER)  # the PERSON of an I / me / my and of a you
+IS_FIRST_OR_SECOND = numpy.isin(numpy.arange(N_PRONOUN_CLASSES), FIRST_OR_SECOND)  # (lookup tables, as above)
+IS_SPOKEN_PERSON = numpy.isin(numpy.arange(FIRST_PLURAL + 1), SPOKEN_PERSONS)  # PERSON values 0..FIRST_PLURAL
 # the finer parts of the rules below (person agreement's "it", singular and plural "they", times, later leaders)
 # are grammar switches: settings of the component that runs them (``linguistics.switches``)
 # a new "they" may join the people of plural number last mentioned within this many tokens (``plural_they_holders``)
@@ -77,7 +79,7 @@ def third_person(attrs: numpy.ndarray) -> numpy.ndarray:
     """(B,) whether each candidate is a third person: he / she and their forms, or no personal pronoun (a name, a
     nominal, it, they); not I, we, you nor a name a speaker label or greeting gives a person."""
     person = attrs[:, PERSON]
-    return (person == 3) | ((person == 0) & ~numpy.isin(attrs[:, PRONOUN], FIRST_OR_SECOND))
+    return (person == 3) | ((person == 0) & ~IS_FIRST_OR_SECOND[attrs[:, PRONOUN]])
 
 
 def speaking(attrs: numpy.ndarray) -> numpy.ndarray:

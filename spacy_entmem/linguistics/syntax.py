@@ -30,6 +30,7 @@ from .values import (N_ROLES, NO_ROLE, NO_SENTENCE, NOT_A_THING, OBJECT, OBLIQUE
 SUBJECTS = {"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"}
 # a small clause or non-finite complement whose subject takes the main verb's case ("let her use", "wished him well")
 SMALL_CLAUSES = {"ccomp", "xcomp", "oprd"}
+OWN = {"own"}  # the one adjective a possessor stands before ("her own")
 # what the parser makes of a small clause's object where it read the clause's verb as a noun ("paint the fence")
 MISREAD_OBJECTS = {"appos", "dobj", "oprd"}
 OBJECTIVE_PRONOUNS = {"him", "her", "them", "me", "us"}
@@ -160,12 +161,13 @@ def small_clause_matrix(token: Token) -> Optional[Token]:
 
 
 def misread_small_clause(token: Token) -> Optional[Token]:
-    """For an objective pronoun the parser made the possessor of a small clause's verb read as a noun ("watched her
-    paint the fence": "her" PRP$ of the noun "paint", "the fence" its apposition or a second object of "watched" right after it;
-    "made her smile": the noun "smile" a clausal complement), the main verb it is then an argument of (``small_clause_matrix``); None for a
-    possessor of a noun ("watched her dog", "made her own bed", "heard her story": a noun with no object of its
-    own and no clause's place; "saw her brother leave": a noun subject of a verb) and without the
-    ``small_clause_subjects`` switch."""
+    """For an objective pronoun the parser made the possessor of a small clause's verb read as a noun ("watched
+    her paint the fence": "her" PRP$ of the noun "paint", "the fence" its apposition or a second object of
+    "watched" right after it; "made her smile": the noun "smile" a clausal complement) or of its adjective
+    ("deemed her trustworthy": an adjective has no possessor), the main verb it is then an argument of
+    (``small_clause_matrix``); None for a possessor of a noun ("watched her dog", "made her own bed", "heard her
+    story": a noun with no object of its own and no clause's place; "saw her brother leave": a noun subject of a
+    verb) and without the ``small_clause_subjects`` switch."""
     if not switches.active().small_clause_subjects or token.dep_ != "poss" \
             or token.lower_ not in POSSESSOR_LOOKALIKES:
         return None
@@ -176,6 +178,8 @@ def misread_small_clause(token: Token) -> Optional[Token]:
     if noun.dep_ == "nsubj" and head.i > noun.i and head.dep_ in SMALL_CLAUSES and head.tag_ in COMMON_NOUN_TAGS:
         matrix = head.head  # "saw her paint the fence" read as "her paint", subject of a clause "the fence" (not
         # "found her power inadequate": a possessor in the small clause's subject)
+    elif noun.tag_ == "JJ" and noun.lower_ not in OWN and noun.dep_ in SMALL_CLAUSES | OBJECTS:
+        matrix = head  # "deemed her trustworthy": an adjective has no possessor (not "made her own")
     elif noun.dep_ in SMALL_CLAUSES or (noun.dep_ in OBJECTS and (
             any(child.i > noun.i and child.dep_ in MISREAD_OBJECTS for child in noun.children)
             or any(other.dep_ == "dobj" and other.left_edge.i == noun.i + 1 for other in head.children))):

@@ -142,6 +142,7 @@ NOT_IN_PHRASE = frozenset({"cc", "conj", "punct", "appos"})  # right dependents 
 NOMINAL_PLACES = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "dative", "attr", "appos", "conj"})
 MISTAKABLE_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "MD", "PRP",
                              "PRP$", "WP", "EX", "DT"})
+MISTAKABLE_TAG_IDS = numpy.asarray(sorted(hash_string(tag) for tag in MISTAKABLE_TAGS), dtype="uint64")
 
 
 # whether a candidate whose parse root is a verb (a whole clause the finder proposed: "The lawyer thanked the
@@ -177,7 +178,8 @@ def noun_phrase_pairs(doc: Doc, pairs: numpy.ndarray, segment: numpy.ndarray, lo
     strings, lower = doc.vocab.strings, lower.tolist()
     nounlike = numpy.isin(tags, COMMON_NOUN_TAG_IDS)
     if nouns is not None:  # a noun for people the tagger did not read as a noun ("the dispatcher" tagged CD)
-        nounlike |= numpy.asarray([mistagged_person_noun(token, nouns) for token in doc], dtype=bool)
+        unexpected = numpy.flatnonzero(~nounlike & ~numpy.isin(tags, MISTAKABLE_TAG_IDS)).tolist()
+        nounlike[[i for i in unexpected if strings[lower[i]] in nouns and mistagged_person_noun(doc[i], nouns)]] = True
     wanted = numpy.asarray([i for i in numpy.flatnonzero(nounlike).tolist()
                             if nouns is None or names_people(strings[lower[i]], tags[i] == PLURAL_NOUN_TAG, nouns)],
                            dtype="int64")

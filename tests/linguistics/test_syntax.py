@@ -239,6 +239,10 @@ def test_an_objective_her_parsed_as_a_possessor_of_a_small_clauses_verb_is_its_s
     doc = _tagged("Lee spotted her climb the wall .".split(), [1, 1, 3, 1, 5, 1, 1],
                   ["nsubj", "ROOT", "poss", "dobj", "det", "dobj", "punct"], "NNP VBD PRP$ NN DT NN .".split())
     assert "Lee" in texts(doc, forbidden_antecedents(doc, 2, 3))
+    # Lee deemed her trustworthy .  (an adjective with a possessor)
+    doc = _tagged("Lee deemed her trustworthy .".split(), [1, 1, 3, 1, 1], ["nsubj", "ROOT", "poss", "dobj", "punct"],
+                  "NNP VBD PRP$ JJ .".split())
+    assert "Lee" in texts(doc, forbidden_antecedents(doc, 2, 3))
 
 
 def test_a_possessive_her_stays_a_possessor():
@@ -246,6 +250,7 @@ def test_a_possessive_her_stays_a_possessor():
             ("Mary watched her dog .", [1, 1, 3, 1, 1], ["nsubj", "ROOT", "poss", "dobj", "punct"], "NNP VBD PRP$ NN ."),
             ("Mary made her own bed .", [1, 1, 4, 4, 1, 1], ["nsubj", "ROOT", "poss", "amod", "dobj", "punct"],
              "NNP VBD PRP$ JJ NN ."),
+            ("She made her own .", [1, 1, 3, 1, 1], ["nsubj", "ROOT", "poss", "dobj", "punct"], "PRP VBD PRP$ JJ ."),
             ("She found her power inadequate .", [1, 1, 3, 4, 1, 1], ["nsubj", "ROOT", "poss", "nsubj", "ccomp", "punct"],
              "PRP VBD PRP$ NN JJ .")):
         doc = _tagged(words.split(), heads, deps, tags.split())

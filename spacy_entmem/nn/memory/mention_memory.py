@@ -31,9 +31,10 @@ from torch import nn
 from torch.nn import functional as F
 
 from ...linguistics import switches
-from ...linguistics.cell_rules import (CELL_CLASH_RULES, GENDER_AGREEMENT, IS_PERSONAL_GENDER, N_PRONOUN_CLASSES,
-                                       NUMBER_AGREEMENT, NUMBER_RULES, PAIR_FEATURE_SIZES, CellRules,
+from ...linguistics.cell_rules import (CELL_CLASH_RULES, GENDER_AGREEMENT, IS_PERSONAL_GENDER, IS_SPOKEN_PERSON,
+                                       N_PRONOUN_CLASSES, NUMBER_AGREEMENT, NUMBER_RULES, PAIR_FEATURE_SIZES,
                                        PARSE_FEATURE_SIZES, PLURAL_THEY_WINDOW, SPOKEN_PERSONS, THEY, TIME_EXPRESSION,
+                                       CellRules,
                                        apposed_names, is_name, narrator_pronouns, speaker_pronouns, speaking,
                                        third_person, titles_clash)
 from ...linguistics.columns import (APPOSED, BINDER, GENDER, HEAD, INANIMATE, NAME_WORDS, NORM, NOUN_NUMBER, NUMBER,
@@ -293,7 +294,7 @@ class CellState(CellRules):
         self.untimed[rows, cells] |= attrs[:, INANIMATE] != TIME_EXPRESSION
         self.person_noun[rows, cells] |= attrs[:, INANIMATE] == PERSON_NOUN
         self.third_person[rows, cells] |= third_person(attrs)
-        self.spoken[rows, cells] |= numpy.isin(attrs[:, PERSON], SPOKEN_PERSONS)
+        self.spoken[rows, cells] |= IS_SPOKEN_PERSON[attrs[:, PERSON]]
         self.reader[rows, cells] |= attrs[:, PERSON] == READER
         self.narrator[rows, cells] = numpy.where(narrator_pronouns(attrs), attrs[:, VOICE] + 1,
                                                  self.narrator[rows, cells])
