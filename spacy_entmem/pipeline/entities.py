@@ -16,8 +16,10 @@ place or time, inanimate head); an entity's row (``Entity``) summarises its ment
   gendered title, kinship word or name; the kind the head-kind lexicon gives its head ("soldier": person,
   "village": place, "committee": organisation; learnt from the typed training mentions, ``corpora.head_kinds``),
   else person for a head on the packaged lists of nouns for people ("mechanic": ``models.memory.learnt_person_nouns``);
-  place where the parse reads it after a preposition of place or before ", where" (``syntax.place_or_time``).
-  The entity takes the kind with the most votes (ties: person, place, organisation), other without any.
+  place where the parse reads it after a preposition of place or before ", where" (``syntax.place_or_time``); a
+  nominal that is a predicate or an apposition ("was a nervous man", "the doctor, a tall man,") votes for none, as
+  it describes someone rather than naming one more. The entity takes the kind with the most votes (ties: person,
+  place, organisation), other without any.
 """
 from collections import Counter
 from dataclasses import dataclass, field
@@ -38,6 +40,7 @@ MENTION_TYPES = (NAME, NOMINAL, PRONOUN_MENTION)
 PERSON_KIND, PLACE_KIND, ORGANISATION_KIND, OTHER_KIND = "person", "place", "organisation", "other"
 GENDER_NAMES = {MASCULINE: "masculine", FEMININE: "feminine", NEUTER: "neuter"}
 NUMBER_NAMES = {SINGULAR: "singular", PLURAL: "plural"}
+DESCRIBING_DEPS = frozenset({"attr", "appos"})  # a nominal in these places votes for no kind
 KIND_ORDER = (PERSON_KIND, PLACE_KIND, ORGANISATION_KIND)  # who wins a tie
 FIRST_PLURAL = PRONOUN_CLASS["we"]
 
@@ -123,12 +126,14 @@ def mention_records(doc: Doc, text_index: int = 0, offset: int = 0) -> List[Ment
         mention_type = PRONOUN_MENTION if pronoun else NAME if row[PROPER] or is_proper_mention(span) else NOMINAL
         speaker = speaker_name if row[PRONOUN] == FIRST_SINGULAR and not row[QUOTED] else ""
         head = "" if pronoun else head_word([word.lower() for word in words])
-        if row[GENDER] in (MASCULINE, FEMININE) or row[PERSON] > 0 or row[PRONOUN] == FIRST_PLURAL:
+        if mention_type == NOMINAL and parsed and span.root.dep_ in DESCRIBING_DEPS:
+            kind = ""  # a predicate or an apposition describes someone named elsewhere ("was a nervous man")
+        elif row[GENDER] in (MASCULINE, FEMININE) or row[PERSON] > 0 or row[PRONOUN] == FIRST_PLURAL:
             kind = PERSON_KIND
         elif head in lexicon:
             kind = lexicon[head]
-        elif head in people and not (parsed and span.root.dep_ == "attr"):
-            kind = PERSON_KIND  # "the mechanic"; not a predicate ("He was a physicist" names no one more)
+        elif head in people:
+            kind = PERSON_KIND  # "the mechanic"
         elif not pronoun and parsed and place_or_time(doc, start, end) == PLACE:
             kind = PLACE_KIND
         else:

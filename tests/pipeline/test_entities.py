@@ -63,3 +63,18 @@ def test_a_doc_without_mentions_has_no_entities_and_the_table_round_trips():
     assert anna.first == (0, 0) and anna.last == (1, 6) and anna.mentions[-1].stream_start == len(doc) + 6
     assert [e.name for e in table.entities("person")] == ["Anna", "Ben"] and table.entities("place") == []
     assert summarise_all(mention_records(doc)) == doc_entities(doc)
+
+
+def test_a_predicate_or_an_apposition_names_no_person_of_its_own():
+    from spacy.tokens import Doc
+
+    words = "Mr. Woodhouse was a nervous man . The doctor , a tall man , came .".split()
+    heads = [1, 2, 2, 5, 5, 2, 2, 8, 14, 8, 12, 12, 8, 8, 14, 14]
+    deps = ["compound", "nsubj", "ROOT", "det", "amod", "attr", "punct", "det", "nsubj", "punct", "det", "amod",
+            "appos", "punct", "ROOT", "punct"]
+    doc = Doc(spacy.blank("en").vocab, words=words, heads=heads, deps=deps)
+    doc.spans["coref_mentions"] = SpanGroup(
+        doc, name="coref_mentions", spans=[Span(doc, 0, 2), Span(doc, 3, 6), Span(doc, 7, 9), Span(doc, 10, 13)],
+        attrs={ROLE: "mentions", "entity_ids": [0, 1, 2, 3]})
+    kinds = {entity.id: entity.kind for entity in doc_entities(doc)}
+    assert kinds == {0: "person", 1: "other", 2: "person", 3: "other"}  # "a nervous man", "a tall man": no one new
