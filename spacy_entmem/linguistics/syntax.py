@@ -241,15 +241,14 @@ def forbidden_antecedents(doc: Doc, start: int, end: int, root_index: Optional[i
     nominal = end - start > 1 or root.lower_ not in PRONOUNS  # a name or a noun phrase, no lone pronoun
     found: List[Token] = []
     if end - start == 1 and root.lower_ in PERSONAL:  # a possessor has no predicate (``governing_predicate``)
-        predicate = governing_predicate(root) if "B" in switches.active().principles else None
-        if predicate is not None:
-            found.extend(coarguments(predicate, root))
-            matrix = small_clause_matrix(root) if switches.active().small_clause_subjects else None
+        if "B" in switches.active().principles:
+            predicate = governing_predicate(root)
+            if predicate is not None:
+                found.extend(coarguments(predicate, root))
+                matrix = small_clause_matrix(root) if switches.active().small_clause_subjects else None
+            else:  # "watched her paint the fence", "her" parsed a possessor: the small clause's subject all the same
+                matrix = misread_small_clause(root)
             if matrix is not None:  # the main verb's arguments (the token stands for none of its subjects)
-                found.extend(coarguments(matrix, matrix))
-        elif "B" in switches.active().principles and root.dep_ == "poss":
-            matrix = misread_small_clause(root)
-            if matrix is not None:  # "watched her paint the fence" read as a possessive: as the small clause
                 found.extend(coarguments(matrix, matrix))
     elif nominal and "C" in switches.active().principles:
         if commanding is None:

@@ -34,9 +34,8 @@ from ...linguistics import switches
 from ...linguistics.cell_rules import (CELL_CLASH_RULES, GENDER_AGREEMENT, IS_PERSONAL_GENDER, IS_SPOKEN_PERSON,
                                        N_PRONOUN_CLASSES, NUMBER_AGREEMENT, NUMBER_RULES, PAIR_FEATURE_SIZES,
                                        PARSE_FEATURE_SIZES, PLURAL_THEY_WINDOW, SPOKEN_PERSONS, THEY, TIME_EXPRESSION,
-                                       CellRules,
-                                       apposed_names, is_name, narrator_pronouns, speaker_pronouns, speaking,
-                                       third_person, titles_clash)
+                                       CellRules, apposed_names, is_name, narrator_pronouns, speaker_pronouns,
+                                       speaking, third_person, titles_clash)
 from ...linguistics.columns import (APPOSED, BINDER, GENDER, HEAD, INANIMATE, NAME_WORDS, NORM, NOUN_NUMBER, NUMBER,
                                     PERSON, PRONOUN, PROPER, QUOTED, REPORTER, ROLE, ROOT, SENTENCE, SPEAKER, TITLE,
                                     TURN, VOICE)
