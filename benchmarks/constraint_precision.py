@@ -18,6 +18,9 @@ the pipeline before the grammar work (``grammar_variants.PREVIOUS_DEFAULT``, but
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Dict, List
+
+import numpy
 
 import spacy
 from spacy.tokens import DocBin
@@ -25,7 +28,7 @@ from spacy.tokens import DocBin
 import spacy_entmem
 from spacy_entmem.evaluation.grammar_variants import PREVIOUS_DEFAULT, grammar_variant
 from spacy_entmem.models.memory import packaged_inanimate_nouns, packaged_name_genders, packaged_person_nouns
-from spacy_entmem.linguistics.cell_rules import PERSONAL_GENDERS, TIME_EXPRESSION
+from spacy_entmem.linguistics.cell_rules import PERSONAL_GENDERS, TIME_EXPRESSION, is_name
 from spacy_entmem.linguistics.columns import GENDER, INANIMATE, NAME_WORDS, NOUN_NUMBER, NUMBER, PRONOUN, TITLE
 from spacy_entmem.linguistics.values import PRONOUNS
 from spacy_entmem.linguistics.lexicon import StringIds
@@ -54,6 +57,8 @@ def kind(doc, start: int, end: int) -> str:
 ATTRIBUTE_RULES = ("gender agreement (pronoun)", "number agreement (pronoun with a noun phrase)", "animacy (he / she with a thing)",
                    "gender agreement (two named or titled mentions)", "title clash (Mr. / Mrs. / Miss … with a shared name)",
                    "a time expression with a person")
+# cluster-wise, as the memory reads its cells: a singular name and a cluster of plurals only
+NAME_PLURAL_RULE = "a singular name with a cluster of plural mentions only (of the 60 before)"
 
 
 def shared_name_words(a, b) -> bool:
@@ -81,6 +86,18 @@ def attribute_rules(rows, i: int, j: int):
             a[GENDER] in PERSONAL_GENDERS or b[GENDER] in PERSONAL_GENDERS):
         found.append(ATTRIBUTE_RULES[5])
     return found
+
+
+def plural_only(rows, earlier) -> bool:
+    """Whether a cell holding the mentions ``earlier`` (row indices, in order) is one the memory keeps a singular
+    name out of (``CellRules.plural_clash``, ``names_not_plural``): its last pronoun number or a noun plural, no
+    singular noun, no masculine or feminine mention."""
+    numbers = [int(rows[j][NUMBER]) for j in earlier if rows[j][NUMBER]]
+    nouns = 0
+    for j in earlier:
+        nouns |= int(rows[j][NOUN_NUMBER])
+    gendered = any(int(rows[j][GENDER]) in PERSONAL_GENDERS for j in earlier)
+    return ((numbers and numbers[-1] == 2) or nouns & 2) and not nouns & 1 and not gendered
 
 
 def predicted_clusters(doc):
@@ -131,6 +148,15 @@ def main(paths, pipeline=None, predicted: bool = False, rules_off: bool = False)
                 for j in range(max(0, i - 60), i):  # the 60 mentions before: what the memory's cells hold at most
                     for rule in attribute_rules(rows, i, j):
                         attribute_counts[rule, cluster_of[mentions[i]] == cluster_of[mentions[j]]] += 1
+            # a singular name and each cluster whose earlier mentions (of the 60 before) are plural only
+            singular_names = is_name(rows) & (rows[:, NOUN_NUMBER] == 1)
+            for i in numpy.flatnonzero(singular_names).tolist():
+                earlier: Dict[int, List[int]] = {}
+                for j in range(max(0, i - 60), i):
+                    earlier.setdefault(cluster_of[mentions[j]], []).append(j)
+                for cluster, members in earlier.items():
+                    if plural_only(rows, members):
+                        attribute_counts[NAME_PLURAL_RULE, cluster == cluster_of[mentions[i]]] += 1
             # person: pairs of gold mentions with a person, in one turn
             with_person = [(m, p) for m, p in zip(mentions, persons) if p]
             for i, (m, p) in enumerate(with_person):
@@ -145,7 +171,7 @@ def main(paths, pipeline=None, predicted: bool = False, rules_off: bool = False)
               f"(kept apart {100 * right / max(right + wrong, 1):.1f} %)")
     print(f"person within a turn: {sum(person_counts.values())} pairs of different persons, {person_counts[True]} "
           f"in one {source} cluster (kept apart {100 * person_counts[False] / max(sum(person_counts.values()), 1):.1f} %)")
-    for rule in ATTRIBUTE_RULES:
+    for rule in ATTRIBUTE_RULES + (NAME_PLURAL_RULE,):
         wrong, right = attribute_counts[rule, True], attribute_counts[rule, False]
         print(f"{rule}: {right + wrong} ruled-out pairs among {source} mentions (each with the 60 before it), "
               f"{wrong} in one {source} cluster (kept apart {100 * right / max(right + wrong, 1):.1f} %)")

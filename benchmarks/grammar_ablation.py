@@ -52,7 +52,8 @@ def main() -> None:
                     ("speakers without the verbs of telling", "telling"),
                     ("speaker_continuity without addressees", "addressees"),
                     ("speaker_continuity without speakers named after the quotation", "later_leaders"),
-                    ("quoted I / you without their speaker's / addressee's gender", "speaker_genders")]
+                    ("quoted I / you without their speaker's / addressee's gender", "speaker_genders"),
+                    ("plural agreement with singular names joining plurals", "names_not_plural")]
     variants += [(name, {"switches": {switch: False}}) for name, switch in switched_off]
     variants += [(f"binding: principle {principle} only", {"principles": [principle]})
                  for principle in ("A", "B", "C", "i-within-i")]

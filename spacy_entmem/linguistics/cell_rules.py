@@ -172,12 +172,19 @@ class CellRules:
     def plural_clash(self, attrs: numpy.ndarray, rows: numpy.ndarray, cells: numpy.ndarray) -> numpy.ndarray:
         """(P,) whether the pairs (rows[k], cells[k]) pair a common noun phrase with a plural head ("Critics")
         with a cell that only singular mentions have joined (a singular noun head or a singular pronoun: "the
-        mayor", "her"). Names ("the United States" ... "it") are left alone."""
+        mayor", "her"). Names ("the United States" ... "it") are left alone. With the ``names_not_plural``
+        switch, also a name with a singular head ("Mr. Darling", "John") and a cell that only plural mentions and
+        no masculine or feminine one joined ("they", "them", "the children"): a family's "they" does not become
+        its father."""
         nouns, number = self.noun_numbers[rows, cells], self.number[rows, cells]
         singular = ((nouns & 1) > 0) | (number == 1)  # noun_numbers bits: 1 singular, 2 plural
         plural = ((nouns & 2) > 0) | (number == 2)
-        return ((attrs[rows, PRONOUN] == 0) & (attrs[rows, PROPER] == 0) & (attrs[rows, NOUN_NUMBER] == 2)
-                & singular & ~plural)
+        clash = ((attrs[rows, PRONOUN] == 0) & (attrs[rows, PROPER] == 0) & (attrs[rows, NOUN_NUMBER] == 2)
+                 & singular & ~plural)
+        if switches.active().names_not_plural:  # and a singular name, a cell that only plural mentions joined
+            clash |= (is_name(attrs)[rows] & (attrs[rows, NOUN_NUMBER] == 1) & plural & ((nouns & 1) == 0)
+                      & ~IS_PERSONAL_GENDER[self.gender[rows, cells]])
+        return clash
 
     def name_clash(self, attrs: numpy.ndarray, rows: numpy.ndarray, cells: numpy.ndarray) -> numpy.ndarray:
         """(P,) whether the pairs (rows[k], cells[k]) pair a titled name with a cell whose mentions have name

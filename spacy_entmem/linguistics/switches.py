@@ -39,6 +39,7 @@ class GrammarSwitches:
     later_leaders: bool = True  # speaker continuity: "“I …,” said Harry"
     speaker_genders: bool = True  # a quoted I / you has its speaker's gender
     small_clause_subjects: bool = True  # binding: "let her use", "made him feel": the main verb's co-argument
+    names_not_plural: bool = True  # plural agreement: a singular name never joins a cell of plurals only
     principles: Tuple[str, ...] = PRINCIPLES  # the binding principles read
 
     @classmethod

@@ -19,6 +19,8 @@ mention), read as a title group (``linguistics.lexicon.TITLE_GROUPS``) and name 
   ``SLIP_AROUND``-th as often as the other character's names;
 - a bare surname that only one titled name holds is that person ("Brooke" → "Mr. Brooke"), unless a full name
   ends with it;
+- a "Mr." surname is the one full name of that surname with a masculine given name, where that full name and its
+  given name are said less often than the titled one ("Mr. Darling" and "George Darling"; ``masculine_full_names``);
 - a name and a capitalised role the book sets beside it in apposition are one character ("Oz, the Great
   Wizard": the book's own alias, learnt from its text; the role's head must be a noun for people, so "Dorothy,
   the Small and Meek" ties nothing, and a list of names, "Hunter, Joyce", has no "the").
@@ -32,7 +34,7 @@ from typing import AbstractSet, Dict, FrozenSet, Iterable, List, Mapping, Option
 
 from nicknames import NickNamer
 
-from ..linguistics.values import ELDER_TITLES, MALE_TITLE, TITLE_CLASHES, UNMARRIED_TITLE
+from ..linguistics.values import ELDER_TITLES, MALE_TITLE, MASCULINE, TITLE_CLASHES, UNMARRIED_TITLE
 from ..linguistics.lexicon import GENDER_OF_WORD, NAME_PREFIXES, TITLE_GROUPS
 
 NameKey = Tuple[int, Tuple[str, ...]]  # (title group, name words)
@@ -130,6 +132,7 @@ def character_keys(keys: Sequence[NameKey], inventory: Iterable[NameKey] = (),
             titles_of[words].add(title)
     first_words = {words[0] for words in full_names}
     untitled = {words for title, words in keys if not title}
+    owners = masculine_full_names(set(keys), full_names, inventory if counted else None)
     out = {}
     for title, words in set(keys):
         if title == UNMARRIED_TITLE and len(words) == 1 and words in untitled:
@@ -138,6 +141,8 @@ def character_keys(keys: Sequence[NameKey], inventory: Iterable[NameKey] = (),
         ending = _widest([full for full in full_names if len(full) > len(words) and full[-len(words):] == words])
         if title not in ELDER_TITLES and title != MALE_TITLE and len(longer) == 1:
             out[(title, words)] = (0, longer[0])  # "Jo", "Miss Jo" → "Jo March"; "Long John" → "Long John Silver"
+        elif (title, words) in owners:
+            out[(title, words)] = (0, owners[(title, words)])  # "Mr. Darling" → "George Darling"
         elif title in TITLE_CLASHES and len(words) == 1:
             out[(title, words)] = (title, words)  # "Mrs. March": a character of its own per title group
         elif not title and not longer and len(ending) == 1 and (len(words) > 1 or words[0] not in
@@ -158,6 +163,31 @@ def character_keys(keys: Sequence[NameKey], inventory: Iterable[NameKey] = (),
         key = (title, canonical.get(words, words))
         mapping[(title, words)] = out[key] if key in out else out[(0, key[1])]
     return mapping
+
+
+def masculine_full_names(keys: Iterable[NameKey], full_names: Iterable[Tuple[str, ...]],
+                         said: Optional[Mapping[NameKey, int]]) -> Dict[NameKey, Tuple[str, ...]]:
+    """Each "Mr." surname (``MALE_TITLE``) → the one full name of the book that ends with that surname and begins
+    with a masculine given name (``corpora.name_genders``), where that full name and its given name alone are said
+    less often than the titled surname ("Mr. Darling", said 26 times → "George Darling", "George" said 10 times;
+    "Mr. Darcy" → "Fitzwilliam Darcy"). A son who carries the surname is the risk: the count keeps "Mr. Reed"
+    away from a "John Reed" said more often than he is, and two such full names ("George" and "John Knightley")
+    leave the title a character of its own. Only "Mr.": a "Mrs." whose daughters' full names carry the surname
+    and whose own given name the book hardly says would join a daughter. Needs the counts (``said``)."""
+    if said is None:
+        return {}
+    from ..models.memory import packaged_name_genders
+
+    genders = packaged_name_genders()
+    owners = {}
+    for title, words in keys:
+        if title != MALE_TITLE or len(words) != 1:
+            continue
+        fulls = [full for full in full_names if len(full) >= 2 and full[-1] == words[0]
+                 and genders.get(full[0]) == MASCULINE]
+        if len(fulls) == 1 and said.get((0, fulls[0]), 0) + said.get((0, fulls[0][:1]), 0) < said.get((title, words), 0):
+            owners[(title, words)] = fulls[0]
+    return owners
 
 
 @lru_cache(maxsize=1)

@@ -106,6 +106,21 @@ def test_a_bare_surname_one_titled_name_holds_is_that_person():
     assert mapping[(0, ("march",))] == (0, ("march",))  # two titled Marches: left alone
 
 
+def test_a_mr_surname_is_the_one_masculine_full_name_of_it_said_less_often():
+    said = Counter({(MALE_TITLE, ("darling",)): 26, (0, ("george",)): 9, (0, ("george", "darling")): 1,
+                    (MARRIED_TITLE, ("darling",)): 47, (0, ("wendy", "moira", "angela", "darling")): 1})
+    mapping = character_keys(list(said), said)
+    george = (0, ("george", "darling"))
+    assert mapping[(MALE_TITLE, ("darling",))] == mapping[(0, ("george",))] == george
+    assert mapping[(MARRIED_TITLE, ("darling",))] == (MARRIED_TITLE, ("darling",))  # never a "Mrs."
+    assert character_keys(list(said))[(MALE_TITLE, ("darling",))] == (MALE_TITLE, ("darling",))  # no counts
+    son = Counter({(MALE_TITLE, ("reed",)): 3, (0, ("john", "reed")): 4, (0, ("john",)): 30})
+    assert character_keys(list(son), son)[(MALE_TITLE, ("reed",))] == (MALE_TITLE, ("reed",))  # said more often
+    brothers = Counter({(MALE_TITLE, ("knightley",)): 40, (0, ("george", "knightley")): 2,
+                        (0, ("john", "knightley")): 2})
+    assert character_keys(list(brothers), brothers)[(MALE_TITLE, ("knightley",))] == (MALE_TITLE, ("knightley",))
+
+
 def test_a_full_name_said_once_around_a_frequent_one_is_a_slip():
     said = Counter({(0, ("tinker", "bell")): 40, (0, ("ware", "tinker", "bell")): 1, (0, ("tink",)): 30,
                     (0, ("wendy", "moira", "angela", "darling")): 1, (0, ("wendy",)): 100})

@@ -613,6 +613,24 @@ def test_plural_noun_agreement_keeps_a_plural_common_noun_out_of_cells_only_sing
     assert masks[5] == [[False] * 6]  # a singular noun is left alone ("the family" may join "they")
 
 
+def test_plural_noun_agreement_keeps_a_singular_name_out_of_cells_only_plural_mentions_joined():
+    torch.manual_seed(0)
+    memory = MentionMemory(input_width=6, hidden_width=8, n_cells=6, mlp_width=8, dropout=0.0, feature_width=4)
+    they, he = (-1, -1, 7, 0, 2, 0, 0, 0), (-1, -1, 4, 1, 1, 0, 0, 0)  # plural and masculine pronouns
+    attrs = _attributes([they,  # "they" (the Darlings)
+                         (0, 0, 0, 0, 0, 0, 0, 0, 2),  # the children (plural noun)
+                         he,  # "he" (a masculine pronoun: a person's cell)
+                         (1, 1, 0, 0, 0, 0, 0, 0, 1),  # the family (singular noun)
+                         (2, 5, 0, 1, 0, 0, 1, 0, 1, -1, 1, 5, -1, -1),  # Mr. Darling (a singular name)
+                         (3, 3, 0, 0, 0, 0, 1, 0, 1, -1, 0, -1, -1, -1)])  # Greek civilization (no name head)
+    memory.plural_noun_agreement = True
+    with switched_off("names_not_plural"):
+        assert _disagreements(memory, attrs)[4] == [[False] * 6]
+    masks = _disagreements(memory, attrs)
+    assert masks[4] == [[True, True, False, False, False, False]]  # not "they", not "the children"
+    assert masks[5] == [[False] * 6]  # a capitalised phrase whose head is no name word is left alone
+
+
 def _rule_memory(n_cells, beam_width):
     """A small memory in eval mode that, left to itself, takes every candidate for a new entity's mention (so
     only a continuity rule can make it join a cell)."""
