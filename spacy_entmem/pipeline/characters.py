@@ -221,7 +221,9 @@ def given_name_forms(mapping: Dict[NameKey, NameKey], said: Mapping,
     is a form of its word ("josephine" → "jo march"), where the book confirms the pair: an entity holds both
     (``together``; None: no confirmation asked), or the word is said less than a ``SLIP_AROUND``-th as often as
     the other character's names (a main character's formal name said now and then; "Dick" and "Richard Joyce",
-    said about as often, stay two people). Of two one-word characters, the less said joins the more said."""
+    said about as often, stay two people). Of two one-word characters, the less said joins the more said. Where
+    several characters' given names are forms of the word, the one said ``SLIP_AROUND`` times as often as any other
+    is taken ("Margaret" → "Meg March", not "Daisy March", once at a party), else none."""
     characters = {target for target in mapping.values() if not target[0]}
     weight = Counter()
     for key, target in mapping.items():
@@ -232,9 +234,10 @@ def given_name_forms(mapping: Dict[NameKey, NameKey], said: Mapping,
             continue
         word = character[1][0]
         forms = name_forms(word)
-        others = [other for other in characters if other != character and other[1][0] in forms]
-        if len(others) != 1:
-            continue
+        others = sorted((other for other in characters if other != character and other[1][0] in forms),
+                        key=lambda other: (-weight[other], other))
+        if not others or (len(others) > 1 and weight[others[1]] * SLIP_AROUND > weight[others[0]]):
+            continue  # of several forms, only one said far more often than the rest ("Meg" beside "Daisy")
         other = others[0]
         confirmed = together is None or frozenset((word, other[1][0])) in together or \
             weight[character] * SLIP_AROUND <= weight[other]

@@ -121,6 +121,15 @@ def test_a_mr_surname_is_the_one_masculine_full_name_of_it_said_less_often():
     assert character_keys(list(brothers), brothers)[(MALE_TITLE, ("knightley",))] == (MALE_TITLE, ("knightley",))
 
 
+def test_of_several_characters_named_by_forms_of_a_given_name_only_a_far_more_said_one_takes_it():
+    said = Counter({(0, ("meg", "march")): 4, (0, ("meg",)): 190, (0, ("daisy", "march")): 2, (0, ("daisy",)): 1,
+                    (0, ("margaret",)): 7})
+    mapping = character_keys(list(said), said, together=set())
+    assert mapping[(0, ("margaret",))] == mapping[(0, ("meg",))] == (0, ("meg", "march"))  # "Daisy" said far less
+    said[(0, ("daisy",))] = 60  # said about as often as Meg: which one "Margaret" is, nothing says
+    assert character_keys(list(said), said, together=set())[(0, ("margaret",))] == (0, ("margaret",))
+
+
 def test_a_full_name_said_once_around_a_frequent_one_is_a_slip():
     said = Counter({(0, ("tinker", "bell")): 40, (0, ("ware", "tinker", "bell")): 1, (0, ("tink",)): 30,
                     (0, ("wendy", "moira", "angela", "darling")): 1, (0, ("wendy",)): 100})
