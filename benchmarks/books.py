@@ -10,7 +10,7 @@ entities that merge two keyed characters, person entities in the table, tokens, 
 resident memory, µs per token of the first and last tenth of the stream (by chapters), and where identity is
 lost (``identity_loss``: evictions, restarts of a name, singleton kinds). ``--settings`` passes entity_memory
 settings (JSON) to compare variants; ``--raw-table`` scores the memory's own entity ids, without the table's
-character merge.
+character merge; ``--pipeline DIR`` reads with another pipeline (a candidate memory in a copy of the default).
 """
 import argparse
 import json
@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Optional
 
 
-def read_one(key_path: Path, novels: Path, settings: dict, raw_table: bool, tables: Optional[Path] = None) -> dict:
+def read_one(key_path: Path, novels: Path, settings: dict, raw_table: bool, tables: Optional[Path] = None,
+             pipeline: Optional[Path] = None) -> dict:
     import torch
 
     import spacy_entmem
@@ -36,7 +37,8 @@ def read_one(key_path: Path, novels: Path, settings: dict, raw_table: bool, tabl
     text = (novels / key.book).read_text(encoding="utf8")
     chapters = split_chapters(text, key.chapters)
     config = {"components": {"entity_memory": settings}} if settings else {}
-    nlp = spacy_entmem.load_default(config=config)
+    nlp = spacy_entmem.load_default(config=config) if pipeline is None else spacy_entmem.load_with_scheme(
+        pipeline, spacy_entmem.DEFAULT_SCHEME, config=config)
     reader = Reader(nlp)
     log = IdentityLog()
     seconds, tokens = [], []
@@ -116,6 +118,8 @@ def main() -> None:
     parser.add_argument("--raw-table", action="store_true", help="score the memory's ids, no character merge")
     parser.add_argument("--tables", type=Path, default=None, help="save each stream's mention records here")
     parser.add_argument("--rescore", action="store_true", help="score the tables saved in --tables, reading nothing")
+    parser.add_argument("--pipeline", type=Path, default=None, help="read with this pipeline directory (a "
+                        "candidate memory put in a copy of the default) instead of the shipped default")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # (the child process)
     args = parser.parse_args()
     settings = json.loads(args.settings)
@@ -124,13 +128,14 @@ def main() -> None:
             print(json.dumps(rescore(key, args.tables, args.raw_table), indent=1))
         return
     if args.one:
-        print(json.dumps(read_one(args.keys[0], args.novels, settings, args.raw_table, args.tables)))
+        print(json.dumps(read_one(args.keys[0], args.novels, settings, args.raw_table, args.tables, args.pipeline)))
         return
     results = []
     for key in args.keys:
         command = [sys.executable, __file__, str(key), "--novels", str(args.novels), "--settings", args.settings,
                    "--one"] + (["--raw-table"] if args.raw_table else []) + (
-                       ["--tables", str(args.tables)] if args.tables else [])
+                       ["--tables", str(args.tables)] if args.tables else []) + (
+                       ["--pipeline", str(args.pipeline)] if args.pipeline else [])
         out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
         result = json.loads(out.strip().splitlines()[-1])
         results.append(result)

@@ -185,7 +185,9 @@ def masculine_full_names(keys: Iterable[NameKey], full_names: Iterable[Tuple[str
             continue
         fulls = [full for full in full_names if len(full) >= 2 and full[-1] == words[0]
                  and genders.get(full[0]) == MASCULINE]
-        if len(fulls) == 1 and said.get((0, fulls[0]), 0) + said.get((0, fulls[0][:1]), 0) < said.get((title, words), 0):
+        if len(fulls) != 1:
+            continue
+        if said.get((0, fulls[0]), 0) + said.get((0, fulls[0][:1]), 0) < said.get((title, words), 0):
             owners[(title, words)] = fulls[0]
     return owners
 
