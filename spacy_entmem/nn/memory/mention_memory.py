@@ -710,7 +710,7 @@ class MentionMemory(nn.Module):
                 if match is None:
                     continue
                 cell = int(state.least_used()[b])
-            if state.entity[b, cell] >= 0:
+            if state.entity[b, cell] >= 0 and state.names[b][cell]:  # (the archive keeps only named entities)
                 archive.store(archive_cell(state, b, cell, memory[b, cell].detach().cpu().numpy()))
             if match is not None:
                 restore_cell(state, b, cell, archive.take(match.entity))
