@@ -25,33 +25,10 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy
 
 from ..nn.memory.mention_memory import EVICTION_FEATURES
+from .pressure import concatenated
 
 PACKAGED_EVICTION = Path(__file__).resolve().parent.parent / "resources" / "eviction.json"
 NEVER = 10 ** 9  # the next use of a cluster that is not mentioned again
-
-
-def concatenated(docs: Sequence, per_stream: int) -> List:
-    """The docs joined ``per_stream`` at a time into one doc each (memory pressure: more entities than cells);
-    gold clusters kept, moved to their place and numbered on (``coref_clusters_N`` across the joined documents)."""
-    from spacy.tokens import Doc, Span
-
-    from .targets import cluster_groups
-
-    joined = []
-    for start in range(0, len(docs), per_stream):
-        group = list(docs[start:start + per_stream])
-        doc = Doc.from_docs(group, ensure_whitespace=True)
-        for key in [key for key in doc.spans if key.startswith("coref_clusters")]:
-            del doc.spans[key]  # (from_docs joins the groups of one key across documents: different entities)
-        offset, number = 0, 0
-        for part in group:
-            for _, key in cluster_groups(part):
-                number += 1
-                doc.spans[f"coref_clusters_{number}"] = [Span(doc, s.start + offset, s.end + offset)
-                                                         for s in part.spans[key]]
-            offset += len(part)
-        joined.append(doc)
-    return joined
 
 
 def gold_next_uses(reference, prefix: str = "coref_clusters") -> Tuple[Dict[Tuple[int, int], int], List[List[int]]]:

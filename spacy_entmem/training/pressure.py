@@ -1,6 +1,7 @@
 """Training documents under memory pressure: a corpus's documents joined a few at a time, so that one training
 document holds far more entities than the memory has cells and teacher forcing meets full memories, evictions and
-long gaps (issue 74's recipe; ``training.eviction.concatenated`` joins them, the gold clusters kept apart).
+long gaps (``concatenated``: the gold clusters kept apart; the learnt eviction policy, ``training.eviction``, reads
+documents joined the same way).
 
     python -m spacy_entmem.training.pressure corpus/litbank/train.spacy corpus/pressure/train/litbank.spacy \
         --per-stream 3
@@ -10,9 +11,31 @@ Documents are joined in their corpus order; a last group may be shorter.
 import argparse
 import warnings
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import List, Optional, Sequence
 
-from .eviction import concatenated
+
+def concatenated(docs: Sequence, per_stream: int) -> List:
+    """The docs joined ``per_stream`` at a time into one doc each (memory pressure: more entities than cells);
+    gold clusters kept, moved to their place and numbered on (``coref_clusters_N`` across the joined documents)."""
+    from spacy.tokens import Doc, Span
+
+    from .targets import cluster_groups
+
+    joined = []
+    for start in range(0, len(docs), per_stream):
+        group = list(docs[start:start + per_stream])
+        doc = Doc.from_docs(group, ensure_whitespace=True)
+        for key in [key for key in doc.spans if key.startswith("coref_clusters")]:
+            del doc.spans[key]  # (from_docs joins the groups of one key across documents: different entities)
+        offset, number = 0, 0
+        for part in group:
+            for _, key in cluster_groups(part):
+                number += 1
+                doc.spans[f"coref_clusters_{number}"] = [Span(doc, s.start + offset, s.end + offset)
+                                                         for s in part.spans[key]]
+            offset += len(part)
+        joined.append(doc)
+    return joined
 
 
 def write_joined(source: Path, target: Path, per_stream: int) -> int:
