@@ -53,6 +53,7 @@ FIRST_OR_SECOND = tuple(sorted({PRONOUN_CLASS[word] for word in ("i", "we", "you
 SPOKEN_PERSONS = (1, SECOND, READER)  # the PERSON of an I / me / my and of a you
 IS_FIRST_OR_SECOND = numpy.isin(numpy.arange(N_PRONOUN_CLASSES), FIRST_OR_SECOND)  # (lookup tables, as above)
 IS_SPOKEN_PERSON = numpy.isin(numpy.arange(FIRST_PLURAL + 1), SPOKEN_PERSONS)  # PERSON values 0..FIRST_PLURAL
+PERSON_VALUES = tuple(range(1, FIRST_PLURAL + 1))  # the PERSON of a mention that has one
 # the finer parts of the rules below (person agreement's "it", singular and plural "they", times, later leaders)
 # are grammar switches: settings of the component that runs them (``linguistics.switches``)
 # a new "they" may join the people of plural number last mentioned within this many tokens (``plural_they_holders``)
@@ -272,9 +273,13 @@ class CellRules:
         """(P,) whether the pairs (rows[k], cells[k]) pair a candidate with a cell holding a mention whose root
         token the parse rules out for it (``FORBIDDEN``: binding principles B and C, i-within-i)."""
         clash = numpy.zeros(len(rows), dtype=bool)
-        for k in numpy.flatnonzero((attrs[rows, FORBIDDEN] >= 0).any(axis=1)).tolist():
-            held = self.roots[rows[k]][cells[k]]
-            clash[k] = any(root in held for root in attrs[rows[k], FORBIDDEN].tolist() if root >= 0)
+        asks = (attrs[:, FORBIDDEN] >= 0).any(axis=1)
+        pairs = numpy.flatnonzero(asks[rows])
+        if len(pairs):  # one set per candidate, one set test per pair (most pairs' candidates have none)
+            ruled_out = {b: {root for root in attrs[b, FORBIDDEN].tolist() if root >= 0}
+                         for b in numpy.flatnonzero(asks).tolist()}
+            clash[pairs] = [not self.roots[b][i].isdisjoint(ruled_out[b])
+                            for b, i in zip(rows[pairs].tolist(), cells[pairs].tolist())]
         return clash
 
     def person_clash(self, attrs: numpy.ndarray, rows: numpy.ndarray, cells: numpy.ndarray) -> numpy.ndarray:
@@ -284,9 +289,13 @@ class CellRules:
         I / me / my or a you in any turn; and one speaker's unquoted I with a cell holding another's (``VOICE``), or
         a named speaker's I with a cell of someone else (neither its I's nor holding the speaker's name)."""
         clash = numpy.zeros(len(rows), dtype=bool)
-        for k in numpy.flatnonzero(attrs[rows, PERSON] > 0).tolist():
-            person, turn = attrs[rows[k], PERSON], attrs[rows[k], TURN]
-            clash[k] = any(t == turn and p != person for t, p in self.persons[rows[k]][cells[k]])
+        asks = attrs[:, PERSON] > 0
+        pairs = numpy.flatnonzero(asks[rows])
+        if len(pairs):  # per candidate the (turn, person) entries of its turn's other persons; a set test per pair
+            others = {b: {(int(attrs[b, TURN]), p) for p in PERSON_VALUES if p != attrs[b, PERSON]}
+                      for b in numpy.flatnonzero(asks).tolist()}
+            clash[pairs] = [not self.persons[b][i].isdisjoint(others[b])
+                            for b, i in zip(rows[pairs].tolist(), cells[pairs].tolist())]
         voices = self.narrator[rows, cells]  # one speaker's I never joins another speaker's I
         clash |= narrator_pronouns(attrs[rows]) & (voices > 0) & (voices != attrs[rows, VOICE] + 1)
         for k in numpy.flatnonzero(speaking(attrs[rows]) & (voices != attrs[rows, VOICE] + 1)).tolist():

@@ -38,7 +38,8 @@ def _syntax_and_turn_columns(doc: Doc, texts: List[str], spans: List[Tuple[int, 
     (``syntax.role_and_sentence_columns``)."""
     binding = syntax.binding_columns(doc, spans) if doc.has_annotation("DEP") else syntax.no_binding(spans)
     turns, persons = read_turns(texts, quoted, quotes, spans, reader_you)
-    kinds = [syntax.place_or_time(doc, start, end, columns[0]) if things else syntax.NOT_A_THING
+    kinds = [syntax.place_or_time(doc, start, end, columns[0])
+             if things and end > start and syntax.may_be_place_or_time(texts[columns[0]]) else syntax.NOT_A_THING
              for columns, (start, end) in zip(binding, spans)]
     reporters = [syntax.reporting_subject(doc, start, end) if end - start == 1 and texts[start].lower() == "they"
                  else syntax.NO_TOKEN for start, end in spans]  # (only a "they" has one: no Token made for the rest)

@@ -17,7 +17,7 @@ hold between candidates whatever their exact boundaries. A doc without a parse g
 from typing import AbstractSet, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import numpy
-from spacy.attrs import SENT_START
+from spacy.attrs import DEP, HEAD, LOWER, SENT_START
 from spacy.tokens import Doc, Token
 
 from . import switches
@@ -263,8 +263,8 @@ def forbidden_antecedents(doc: Doc, start: int, end: int, root_index: Optional[i
         if other.i != root.i and other.i not in seen and not start <= other.i < end:
             seen.add(other.i)
             kept.append(other.i)
-    poss = [child.i for child in root.children if child.dep_ == "poss" and start <= child.i < end
-            and "i-within-i" in switches.active().principles and nominal]
+    poss = [child.i for child in root.children if child.dep_ == "poss" and start <= child.i < end] \
+        if nominal and end - start > 1 and "i-within-i" in switches.active().principles else []
     return (poss + [i for i in kept if i not in poss])[:MAX_FORBIDDEN]
 
 
@@ -305,6 +305,13 @@ TIME_WORDS = set(
 PLACE_PREPOSITIONS_FOR_NAMES = {"in", "into", "inside", "within", "throughout", "near"}
 MOTION_VERBS = {"move", "go", "come", "travel", "return", "fly", "sail", "drive", "walk", "run", "emigrate",
                 "relocate", "head", "journey", "arrive", "ride", "flee", "escape", "commute", "transfer"}
+
+
+def may_be_place_or_time(root_text: str) -> bool:
+    """Whether ``place_or_time`` can find anything for a mention whose root token reads ``root_text``: a time word,
+    a four-digit number or a capitalised word (the others are NOT_A_THING without a look at the parse)."""
+    word = root_text.lower()
+    return root_text[:1].isupper() or word in TIME_WORDS or (len(word) == 4 and word.isdigit())
 
 
 def place_or_time(doc: Doc, start: int, end: int, root_index: Optional[int] = None) -> int:
@@ -369,15 +376,57 @@ def role_and_sentence_columns(doc: Doc, roots: Sequence[int]) -> List[Tuple[int,
     return [(roles[root], sentence_of[root]) if 0 <= root < len(doc) else (NO_ROLE, NO_SENTENCE) for root in roots]
 
 
+def token_heads(doc: Doc) -> List[int]:
+    """Each token's head (a root its own), read as one array: no Token objects."""
+    return (numpy.arange(len(doc)) + doc.to_array(HEAD).astype("int64")).tolist() if len(doc) else []
+
+
+def root_of(heads: Sequence[int], start: int, end: int) -> int:
+    """``span_root`` over ``token_heads``: the first token of [start, end) whose head lies outside it."""
+    for i in range(start, end):
+        head = heads[i]
+        if head < start or head >= end or head == i:
+            return i
+    return end - 1
+
+
+def tree_ids(heads: Sequence[int]) -> List[int]:
+    """Per token, the root of its dependency tree (pointer jumping over ``token_heads``); all 0 where the heads
+    do not settle into trees."""
+    heads = numpy.asarray(heads, dtype="int64")
+    up = heads
+    for _ in range(64):
+        further = up[up]
+        if (further == up).all():
+            return up.tolist() if (heads[up] == up).all() else [0] * len(heads)  # (a cycle settles off roots)
+        up = further
+    return [0] * len(heads)
+
+
 def binding_columns(doc: Doc, spans: Iterable[Tuple[int, int]]) -> List[Tuple[int, ...]]:
-    """Per candidate span: (root token, binder, forbidden roots padded to MAX_FORBIDDEN with NO_TOKEN)."""
+    """Per candidate span: (root token, binder, forbidden roots padded to MAX_FORBIDDEN with NO_TOKEN). The
+    parse is read as arrays first: a candidate none of whose constraints can apply (a nominal with no third-person
+    pronoun in its sentence's tree and no possessor inside it, a pronoun that is neither personal nor reflexive)
+    gets its empty columns without walking the tree."""
+    heads = token_heads(doc)
+    lower = [doc.vocab.strings[key] for key in doc.to_array(LOWER).tolist()] if len(doc) else []
+    trees = tree_ids(heads)
+    with_third_person = {trees[i] for i, word in enumerate(lower) if word in THIRD_PERSON}
+    poss = doc.vocab.strings.add("poss")
+    possessors = [dep == poss for dep in doc.to_array(DEP).tolist()] if len(doc) else []
     rows = []
     commanding: Dict[int, List[Token]] = {}
     for start, end in spans:
-        root = span_root(doc, start, end) if end > start else NO_TOKEN
-        forbidden = forbidden_antecedents(doc, start, end, root, commanding)
-        rows.append((root, reflexive_binder(doc, start, end))
-                    + tuple(forbidden) + (NO_TOKEN,) * (MAX_FORBIDDEN - len(forbidden)))
+        root = root_of(heads, start, end) if end > start else NO_TOKEN
+        single = end - start == 1
+        nominal = end > start and (not single or lower[root] not in PRONOUNS)
+        if (single and lower[root] in PERSONAL) or (nominal and (trees[root] in with_third_person
+                                                                 or any(possessors[start:end]))):
+            forbidden = forbidden_antecedents(doc, start, end, root, commanding)
+        else:
+            forbidden = []  # (what ``forbidden_antecedents`` finds for it: nothing)
+        binder = reflexive_binder(doc, start, end) if single and lower[start] in REFLEXIVES else NO_TOKEN
+        rows.append((root, binder) + tuple(forbidden) + (NO_TOKEN,) * (MAX_FORBIDDEN - len(forbidden)))
     return rows
 
 

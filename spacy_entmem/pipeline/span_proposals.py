@@ -41,7 +41,7 @@ from ..linguistics.switches import GrammarSwitches, with_own_switches
 from ..linguistics.lexicon import COMMON_NOUN_TAGS, PLURAL_NOUN_TAG, POSSESSIVE_DETERMINERS, names_people
 from ..linguistics.values import PRONOUNS
 from ..linguistics.sentences import SENTENCE_FINAL
-from ..linguistics.syntax import span_root
+from ..linguistics.syntax import root_of, token_heads
 
 CANDIDATES_KEY = "mention_candidates"
 # personal pronouns that begin no longer mention (possessives do: "his ideas"; so does "you" in speech: "you
@@ -190,7 +190,8 @@ def noun_phrase_pairs(doc: Doc, pairs: numpy.ndarray, segment: numpy.ndarray, lo
     # the candidates that hold a wanted noun: only they can cover one (and only their roots are read)
     pairs = pairs[numpy.searchsorted(wanted, pairs[:, 1], "right") > numpy.searchsorted(wanted, pairs[:, 0])]
     if switches.active().clauses_cover_nothing and len(pairs):
-        roots = [span_root(doc, start, end + 1) for start, end in pairs.tolist()]
+        heads = token_heads(doc)
+        roots = [root_of(heads, start, end + 1) for start, end in pairs.tolist()]
         keep = ~numpy.isin(tags[roots], VERB_TAG_IDS)
         if switches.active().fragments_cover_nothing:
             keep &= numpy.asarray([doc[root].left_edge.i <= start and end <= doc[root].right_edge.i

@@ -176,6 +176,44 @@ def test_columns_of_a_doc_and_of_a_doc_without_a_parse():
                                              (3, NO_TOKEN) + (NO_TOKEN,) * MAX_FORBIDDEN]
 
 
+BINDING_PARSES = [  # (words, heads, deps): two sentences each, so that one tree's pronouns meet the other's names
+    ("The pilot thanked the mechanic and paid him . John called his mother".split(),
+     [1, 2, 2, 4, 2, 2, 2, 6, 2, 10, 10, 12, 10],
+     ["det", "nsubj", "ROOT", "det", "dobj", "cc", "conj", "dobj", "punct", "nsubj", "ROOT", "poss", "dobj"]),
+    ("He said that John left . Mary said that Tom hurt himself .".split(),
+     [1, 1, 4, 4, 1, 1, 7, 7, 10, 10, 7, 10, 7],
+     ["nsubj", "ROOT", "mark", "nsubj", "ccomp", "punct", "nsubj", "ROOT", "mark", "nsubj", "ccomp", "dobj", "punct"]),
+]
+
+
+@pytest.mark.parametrize("words,heads,deps", BINDING_PARSES)
+def test_binding_columns_read_as_arrays_agree_with_the_tree_walk_on_every_span(words, heads, deps):
+    doc = parsed(words, heads, deps)
+    spans = [(start, end) for start in range(len(doc)) for end in range(start + 1, min(start + 6, len(doc)) + 1)]
+    rows = binding_columns(doc, spans)
+    for (start, end), row in zip(spans, rows):
+        forbidden = forbidden_antecedents(doc, start, end)
+        assert row == (span_root(doc, start, end), reflexive_binder(doc, start, end)) + tuple(forbidden) + (
+            NO_TOKEN,) * (MAX_FORBIDDEN - len(forbidden)), (start, end)
+    assert any(row[2] != NO_TOKEN for row in rows)  # (the parses do rule something out)
+
+
+def test_token_heads_roots_and_trees_without_token_objects():
+    words, heads, deps = BINDING_PARSES[1]
+    doc = parsed(words, heads, deps)
+    assert syntax.token_heads(doc) == heads
+    assert syntax.root_of(heads, 2, 5) == span_root(doc, 2, 5) == 4
+    assert syntax.tree_ids(heads) == [1] * 6 + [7] * 7
+    assert syntax.tree_ids([1, 0]) == [0, 0]  # heads that never settle into a tree: one tree
+    assert syntax.token_heads(spacy.blank("en")("")) == []
+
+
+@pytest.mark.parametrize("text,expected", [("Warsaw", True), ("yesterday", True), ("1895", True), ("mechanic", False),
+                                           ("12", False)])
+def test_only_capitalised_words_time_words_and_years_may_be_places_or_times(text, expected):
+    assert syntax.may_be_place_or_time(text) == expected
+
+
 @pytest.mark.parametrize("words,heads,deps,span,expected", [
     ("She was born in Warsaw".split(), [2, 2, 2, 2, 3], ["nsubjpass", "auxpass", "ROOT", "prep", "pobj"], (4, 5), PLACE),
     ("She gave it to Paris".split(), [1, 1, 1, 1, 3], ["nsubj", "ROOT", "dobj", "dative", "pobj"], (4, 5), NOT_A_THING),

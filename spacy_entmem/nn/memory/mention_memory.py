@@ -697,6 +697,7 @@ class MentionMemory(nn.Module):
         evicting = acting & (decision.action == OVERWRITE) & (state.entity[rows, decision.cell] >= 0)
         asking = acting & is_name(attrs_t)  # (only a name looks its entity up)
         restored_rows, vectors = [], []
+        cell_vectors = None  # (the memory as a numpy array, made once a step if an entity is archived)
         for b in numpy.flatnonzero(evicting | asking).tolist():
             archive = state.archives[b]
             if archive is None:
@@ -711,7 +712,9 @@ class MentionMemory(nn.Module):
                     continue
                 cell = int(state.least_used()[b])
             if state.entity[b, cell] >= 0 and state.names[b][cell]:  # (the archive keeps only named entities)
-                archive.store(archive_cell(state, b, cell, memory[b, cell].detach().cpu().numpy()))
+                if cell_vectors is None:
+                    cell_vectors = memory.detach().cpu().numpy()
+                archive.store(archive_cell(state, b, cell, cell_vectors[b, cell]))
             if match is not None:
                 restore_cell(state, b, cell, archive.take(match.entity))
                 decision.action[b], decision.cell[b] = COREF, cell
