@@ -29,7 +29,7 @@ import spacy_entmem
 from spacy_entmem.evaluation.grammar_variants import PREVIOUS_DEFAULT, grammar_variant
 from spacy_entmem.models.memory import packaged_inanimate_nouns, packaged_name_genders, packaged_person_nouns
 from spacy_entmem.linguistics.cell_rules import PERSONAL_GENDERS, TIME_EXPRESSION, is_name
-from spacy_entmem.linguistics.columns import GENDER, INANIMATE, NAME_WORDS, NOUN_NUMBER, NUMBER, PRONOUN, TITLE
+from spacy_entmem.linguistics.columns import GENDER, HEAD, INANIMATE, NAME_WORDS, NOUN_NUMBER, NUMBER, OF_WORDS, PRONOUN, TITLE
 from spacy_entmem.linguistics.values import PRONOUNS
 from spacy_entmem.linguistics.lexicon import StringIds
 from spacy_entmem.linguistics.mentions import mention_attributes
@@ -56,7 +56,8 @@ def kind(doc, start: int, end: int) -> str:
 
 ATTRIBUTE_RULES = ("gender agreement (pronoun)", "number agreement (pronoun with a noun phrase)", "animacy (he / she with a thing)",
                    "gender agreement (two named or titled mentions)", "title clash (Mr. / Mrs. / Miss … with a shared name)",
-                   "a time expression with a person")
+                   "a time expression with a person",
+                   "of complements (two names of one head whose \"of\" complements share no word)")
 # cluster-wise, as the memory reads its cells: a singular name and a cluster of plurals only
 NAME_PLURAL_RULE = "a singular name with a cluster of plural mentions only (of the 60 before)"
 
@@ -85,6 +86,9 @@ def attribute_rules(rows, i: int, j: int):
     if (a[INANIMATE] == TIME_EXPRESSION) != (b[INANIMATE] == TIME_EXPRESSION) and (
             a[GENDER] in PERSONAL_GENDERS or b[GENDER] in PERSONAL_GENDERS):
         found.append(ATTRIBUTE_RULES[5])
+    complements = [{w for w in row[OF_WORDS].tolist() if w >= 0} for row in (a, b)]
+    if all(complements) and a[HEAD] == b[HEAD] and complements[0].isdisjoint(complements[1]):
+        found.append(ATTRIBUTE_RULES[6])
     return found
 
 

@@ -53,7 +53,9 @@ def main() -> None:
                     ("speaker_continuity without addressees", "addressees"),
                     ("speaker_continuity without speakers named after the quotation", "later_leaders"),
                     ("quoted I / you without their speaker's / addressee's gender", "speaker_genders"),
-                    ("plural agreement with singular names joining plurals", "names_not_plural")]
+                    ("plural agreement with singular names joining plurals", "names_not_plural"),
+                    ("names with other \"of\" complements joining (the Witch of the North, of the West)",
+                     "of_names_apart")]
     variants += [(name, {"switches": {switch: False}}) for name, switch in switched_off]
     variants += [(f"binding: principle {principle} only", {"principles": [principle]})
                  for principle in ("A", "B", "C", "i-within-i")]

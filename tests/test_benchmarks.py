@@ -79,3 +79,13 @@ def test_the_role_participant_set_is_balanced_and_its_slots_name_the_people(monk
         assert text[slice(*item["slots"]["A"])] == first and text[slice(*item["slots"]["B"])] == second
         assert text[slice(*item["slots"]["P"])] == item["pronoun"]
         assert item["checks"] == [["link", "P", item["answer"]], ["apart", "P", "B" if item["answer"] == "A" else "A"]]
+
+
+def test_complement_mixes_finds_entities_holding_names_of_one_head_with_disjoint_complements(monkeypatch):
+    mixes = load(BENCHMARKS / "complement_mixes.py", monkeypatch)
+    assert mixes.complement("the Wicked Witch of the West, who") == ("witch", frozenset({"west"}))
+    assert mixes.complement("the Witch") is None
+    rows = [[1, 0, 0, 4, 0, "the Witch of the North", "name"], [1, 0, 9, 15, 0, "the Wicked Witch of the East", "name"],
+            [2, 0, 20, 24, 0, "the Queen of the Mice", "name"], [2, 0, 30, 35, 0, "the Queen of the Field Mice", "name"],
+            [3, 0, 40, 44, 0, "the Guardian of the Gate", "name"], [3, 0, 50, 54, 0, "the Guardian of the Gates", "name"]]
+    assert mixes.mixes(rows) == {1: ["east", "north"]}  # a shared word, or "Gate(s)", is no mix

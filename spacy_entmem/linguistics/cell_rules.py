@@ -12,13 +12,13 @@ state against a step's candidates (their attribute rows, ``linguistics.columns``
 
 Everything here is numpy over the state's fields; nothing depends on torch or on the memory's weights.
 """
-from typing import Set
+from typing import List, Set, Tuple
 
 import numpy
 
 from . import switches
 from .columns import (APPOSED, BINDER, BOUND_END, FORBIDDEN, GENDER, HEAD, NAME_WORDS, NORM, NOUN_NUMBER, NUMBER,
-                      PERSON, PRONOUN, PROPER, QUOTED, ROLE, SENTENCE, SPEAKER, TITLE, TITLED, TURN, VOICE)
+                      OF_WORDS, PERSON, PRONOUN, PROPER, QUOTED, ROLE, SENTENCE, SPEAKER, TITLE, TITLED, TURN, VOICE)
 from .values import (ELDER_TITLES, FEMININE, FIRST_PLURAL, FIRST_SINGULAR, MASCULINE, N_ROLES, NO_SENTENCE,
                      PRONOUN_CLASS, PRONOUN_CLASSES, READER, SECOND, SECOND_PERSON, TIME, TITLE_CLASHES)
 
@@ -128,12 +128,29 @@ def titles_clash(attrs: numpy.ndarray, titles: Set[int], names: Set[int]) -> boo
         return bool(words) and words < names
     return False
 
+def complement_keys(attrs: numpy.ndarray) -> List[Tuple[str, int, int]]:
+    """The keys a name with attributes ``attrs`` (A,) leaves in its cell's strings for its "of" complement: ("o",
+    head id, word id) per complement word ("the Witch of the North": ("o", witch, north))."""
+    head = int(attrs[HEAD])
+    return [("o", head, word) for word in attrs[OF_WORDS].tolist() if word >= 0]
+
+
+def complements_clash(attrs: numpy.ndarray, strings: Set) -> bool:
+    """Whether a name with attributes ``attrs`` (A,) and an "of" complement clashes with an entity whose strings
+    (``CellState.strings``) hold a name of the same head whose complement shares no word with its own: "the Witch
+    of the North" and "the Wicked Witch of the West"; not "the Queen of the Mice" and "the Queen of the Field
+    Mice", nor a cell holding only "the Witch"."""
+    head = int(attrs[HEAD])
+    held = {key[2] for key in strings if key[0] == "o" and key[1] == head}
+    return bool(held) and held.isdisjoint(attrs[OF_WORDS].tolist())
+
+
 class CellRules:
     """The rules and pair features over a memory's cell state, as a base of ``CellState``: they read its
     per-cell arrays (B documents × N cells: ``entity``, ``usage``, ``last_end``, ``count``, ``gender``, ``number``,
     ``last_pronoun``, ``last_quoted``, ``last_role``, ``last_sentence``, ``proper``, ``inanimate``, ``temporal``,
     ``untimed``, ``person_noun``, ``third_person``, ``narrator``, ``noun_numbers``, ``spoken``, ``reader``), its
-    per-cell sets (``names``, ``roots``, ``persons``, ``titles``), its string index ``cells_with`` and the setting
+    per-cell sets (``strings``, ``names``, ``roots``, ``persons``, ``titles``), its string index ``cells_with`` and the setting
     ``name_ties_to_most_mentioned``; they change none of them."""
 
     entity: numpy.ndarray
@@ -190,11 +207,16 @@ class CellRules:
     def name_clash(self, attrs: numpy.ndarray, rows: numpy.ndarray, cells: numpy.ndarray) -> numpy.ndarray:
         """(P,) whether the pairs (rows[k], cells[k]) pair a titled name with a cell whose mentions have name
         words, none of them the candidate's ("Miss Bingley" and a cell holding "Jane"; not "Miss Elizabeth"
-        and a cell holding "Elizabeth Bennet")."""
+        and a cell holding "Elizabeth Bennet"); with the ``of_names_apart`` switch, also a name with an "of"
+        complement and a cell holding a name of the same head whose complement shares no word with it
+        (``complements_clash``)."""
         clash = numpy.zeros(len(rows), dtype=bool)
         for k in numpy.flatnonzero(attrs[rows, TITLED] > 0).tolist():
             held = self.names[rows[k]][cells[k]]
             clash[k] = bool(held) and held.isdisjoint(attrs[rows[k], NAME_WORDS].tolist())
+        if switches.active().of_names_apart:
+            for k in numpy.flatnonzero((attrs[rows, OF_WORDS] >= 0).any(axis=1)).tolist():
+                clash[k] = clash[k] or complements_clash(attrs[rows[k]], self.strings[rows[k]][cells[k]])
         return clash
 
     def name_holder(self, attrs: numpy.ndarray, starts: numpy.ndarray, active: numpy.ndarray) -> numpy.ndarray:

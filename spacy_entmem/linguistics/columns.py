@@ -9,7 +9,7 @@ ATTRIBUTE_FIELDS = ("norm", "head", "pronoun", "gender", "number", "quoted", "pr
                     "bound_end", "titled", "name_word_1", "name_word_2", "name_word_3", "speaker_start",
                     "speaker_end", "apposed_start", "apposed_end", "root", "binder") + tuple(
                         f"forbidden_{k}" for k in range(1, 5)) + ("person", "turn", "voice", "reporter", "role",
-                                                                  "sentence", "title")
+                                                                  "sentence", "title", "of_word_1", "of_word_2")
 NORM, HEAD, PRONOUN, GENDER, NUMBER, QUOTED, PROPER, INANIMATE, NOUN_NUMBER, BOUND_END, TITLED = range(11)
 NAME_WORDS = slice(TITLED + 1, TITLED + 4)
 N_NAME_WORDS = NAME_WORDS.stop - NAME_WORDS.start
@@ -40,6 +40,10 @@ ROLE, SENTENCE = REPORTER + 1, REPORTER + 2
 # "Miss", "Aunt", "Uncle" are groups of their own that never name one person (``TITLE_CLASHES``); 0: none or
 # another title, "Dr.", "Captain")
 TITLE = SENTENCE + 1
+# (of_word_k: ids of the capitalised words of a name's "of" complement, "the Witch of the North" → "north", "the
+# Queen of the Field Mice" → "field", "mice"; ``linguistics.lexicon.complement_words``; -1 where it has fewer)
+OF_WORDS = slice(TITLE + 1, TITLE + 3)
+N_OF_WORDS = OF_WORDS.stop - OF_WORDS.start
 # no string, not a pronoun, nothing known
 PADDING_ATTRIBUTES = (-1, -1, 0, 0, 0, 0, 0, 0, 0, -1, 0) + (-1,) * N_NAME_WORDS + (-1, -1, -1, -1) + (
-    -1, -1) + (-1,) * (FORBIDDEN.stop - FORBIDDEN.start) + (0, -1, 0, -1, 0, -1, 0)
+    -1, -1) + (-1,) * (FORBIDDEN.stop - FORBIDDEN.start) + (0, -1, 0, -1, 0, -1, 0) + (-1,) * N_OF_WORDS

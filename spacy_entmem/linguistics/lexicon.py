@@ -140,6 +140,22 @@ def name_words(words: List[str], capitalised: List[bool], head: int) -> List[str
     return [word for word, upper in zip(words[: head + 1], capitalised) if _is_name_word(word, upper)]
 
 
+def complement_words(words: List[str], capitalised: List[bool], head: int) -> List[str]:
+    """The capitalised words of a name's "of" complement (lowercased, a final "s" cut so that "the Gate" and "the
+    Gates" agree; up to the next comma, relative pronoun or preposition): "the Witch of the North" → ["north"],
+    "the Guardian of all the Emerald Gates" → ["emerald", "gate"]; [] where the head is not capitalised or no "of"
+    follows it ("the house of the Lord")."""
+    if head + 1 >= len(words) or words[head + 1] != "of" or not capitalised[head]:
+        return []
+    found = []
+    for word, upper in zip(words[head + 2:], capitalised[head + 2:]):
+        if word in HEAD_STOPS:
+            break
+        if _is_name_word(word, upper):
+            found.append(word[:-1] if len(word) > 3 and word.endswith("s") else word)
+    return found
+
+
 # the title before a name → its group (``mention_memory.TITLE``); other titles ("Dr.", "Captain") have none
 TITLE_GROUPS = {
     **dict.fromkeys(("mr", "mr.", "sir", "lord", "monsieur", "m.", "signor", "herr", "master"), MALE_TITLE),

@@ -14,12 +14,15 @@ from spacy.tokens import Doc
 
 from . import switches, syntax
 from .binding import bound_subject_end
-from .columns import ATTRIBUTE_FIELDS, N_NAME_WORDS
-from .lexicon import HONORIFICS, LEADING_WORDS, NARRATOR_VOICE, NO_NAME_WORDS, NO_NOMINAL, NUMBER_OF_TAG_ID, PLURAL_NOUN_TAG, PROPER_NOUN_TAG_IDS, StringIds, apposed_nominals, cue_gender, family_names, follows_sentence_boundary, given_name, head_index, name_words, names_people, speaker_gender, title_group, titled_name
+from .columns import ATTRIBUTE_FIELDS, N_NAME_WORDS, N_OF_WORDS
+from .lexicon import HONORIFICS, LEADING_WORDS, NARRATOR_VOICE, NO_NAME_WORDS, NO_NOMINAL, NUMBER_OF_TAG_ID, PLURAL_NOUN_TAG, PROPER_NOUN_TAG_IDS, StringIds, apposed_nominals, complement_words, cue_gender, family_names, follows_sentence_boundary, given_name, head_index, name_words, names_people, speaker_gender, title_group, titled_name
 from .speakers import NO_SPEAKER, candidate_speakers, read_quotations
 from .values import FIRST_SINGULAR, PERSON_NOUN, PRONOUN_CLASS, PRONOUNS, SECOND_PERSON, UNKNOWN
 from .values import TIME as TIME_EXPRESSION
 from .turns import read_turns, speaker_labels
+
+
+NO_OF_WORDS = (-1,) * N_OF_WORDS  # (a candidate's "of" complement words, ``columns.OF_WORDS``, where it has none)
 
 
 def _sentence_initial_flags(lower: List[str], sent_starts: List[bool]) -> List[bool]:
@@ -131,7 +134,7 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
             own_voice, own_names = labelled[start] if narrating and labelled[start] else (voice, speaker_names)
             rows.append((-1, -1, pronoun, gender, number, int(quoted[start]), 0, 0, UNKNOWN, bound_end, 0)
                         + (own_names if narrating else NO_NAME_WORDS) + speakers[len(rows)] + NO_NOMINAL
-                        + extra[len(rows)] + (own_voice,) + last_columns[len(rows)] + (0,))
+                        + extra[len(rows)] + (own_voice,) + last_columns[len(rows)] + (0,) + NO_OF_WORDS)
             continue
         content = words[1:] if len(words) > 1 and words[0] in LEADING_WORDS else words
         head = head_index(words)
@@ -158,9 +161,10 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
         noun_number = NUMBER_OF_TAG_ID.get(tags[start + head], UNKNOWN)
         names = [ids(word) for word in mention_names[:N_NAME_WORDS]]
         titled = int(bool(names) and titled_name(words, cased, head))
+        complement = [ids(word) for word in complement_words(words, cased, head)[:N_OF_WORDS]] if names else []
         rows.append((ids(" ".join(content)), ids(words[head]), 0, gender, UNKNOWN, int(quoted[start]),
                      int(proper), inanimate, noun_number, -1, titled) + tuple(names) + NO_NAME_WORDS[len(names):]
                     + speakers[len(rows)] + nominals[len(rows)] + extra[len(rows)] + (voice,) + last_columns[len(rows)]
-                    + (title,))
+                    + (title,) + tuple(complement) + NO_OF_WORDS[len(complement):])
     return numpy.asarray(rows, dtype="int64").reshape(-1, len(ATTRIBUTE_FIELDS))
 

@@ -40,6 +40,7 @@ class GrammarSwitches:
     speaker_genders: bool = True  # a quoted I / you has its speaker's gender
     small_clause_subjects: bool = True  # binding: "let her use", "made him feel": the main verb's co-argument
     names_not_plural: bool = True  # plural agreement: a singular name never joins a cell of plurals only
+    of_names_apart: bool = True  # "the Witch of the North" never joins a cell of "the Witch of the East"
     principles: Tuple[str, ...] = PRINCIPLES  # the binding principles read
 
     @classmethod

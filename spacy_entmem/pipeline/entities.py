@@ -30,7 +30,7 @@ from spacy.tokens import Doc
 
 from ..linguistics import switches
 from ..linguistics.columns import GENDER, NOUN_NUMBER, NUMBER, PERSON, PRONOUN, PROPER, QUOTED
-from ..linguistics.lexicon import NAME_PREFIXES, StringIds, head_word
+from ..linguistics.lexicon import NAME_PREFIXES, StringIds, head_word, names_people
 from ..linguistics.mentions import mention_attributes
 from ..linguistics.values import FEMININE, FIRST_SINGULAR, MASCULINE, NEUTER, PLURAL, PRONOUN_CLASS, SINGULAR
 from .attributes import coref_mentions, is_proper_mention
@@ -132,8 +132,8 @@ def mention_records(doc: Doc, text_index: int = 0, offset: int = 0) -> List[Ment
             kind = PERSON_KIND
         elif head in lexicon:
             kind = lexicon[head]
-        elif head in people:
-            kind = PERSON_KIND  # "the mechanic"
+        elif names_people(head, row[NOUN_NUMBER] == PLURAL, people):
+            kind = PERSON_KIND  # "the mechanic", "the warriors"
         elif not pronoun and parsed and place_or_time(doc, start, end) == PLACE:
             kind = PLACE_KIND
         else:

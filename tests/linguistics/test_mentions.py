@@ -6,7 +6,7 @@ from spacy_entmem.linguistics.values import FEMININE, MASCULINE, PRONOUN_CLASS, 
 from spacy_entmem.linguistics.lexicon import StringIds, speaker_gender
 from spacy_entmem.linguistics.mentions import mention_attributes
 from spacy_entmem.linguistics.cell_rules import N_PRONOUN_CLASSES
-from spacy_entmem.linguistics.columns import ATTRIBUTE_FIELDS, GENDER, HEAD, NORM, NUMBER, PRONOUN, PROPER, QUOTED
+from spacy_entmem.linguistics.columns import ATTRIBUTE_FIELDS, GENDER, HEAD, NORM, NUMBER, OF_WORDS, PRONOUN, PROPER, QUOTED
 
 
 def test_every_pronoun_class_fits_the_memory_embedding():
@@ -253,3 +253,14 @@ def test_a_quoted_i_or_you_takes_its_speakers_or_addressees_gender():
     assert speaker_gender(["the", "boy"], [False, False], None) == MASCULINE  # a kinship / age cue
     assert speaker_gender(["it"], [False], None) == UNKNOWN
     assert speaker_gender(["mary"], [True], {"mary": FEMININE}) == FEMININE
+
+
+def test_a_names_of_complement_words_are_read_and_a_common_nouns_are_not():
+    doc = spacy.blank("en")("the Witch of the North met the Guardian of all the Emerald Gates in the house of the Lord .")
+    ids = StringIds()
+    north, guardian, house = mention_attributes(doc, [(0, 5), (6, 13), (15, 20)], ids)
+    assert north[OF_WORDS].tolist() == [ids("north"), -1] and north[HEAD] == ids("witch")
+    assert guardian[OF_WORDS].tolist() == [ids("emerald"), ids("gate")]  # ("all", "the": no name words; "Gate(s)")
+    assert house[OF_WORDS].tolist() == [-1, -1]  # "house" is no name
+    she = mention_attributes(spacy.blank("en")("She left ."), [(0, 1)], ids)[0]
+    assert she[OF_WORDS].tolist() == [-1, -1]

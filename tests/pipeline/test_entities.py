@@ -51,6 +51,16 @@ def test_a_noun_for_people_on_the_packaged_lists_makes_a_person():
         assert {entity.id: entity.kind for entity in doc_entities(doc)}[0] == "other"
 
 
+def test_a_plural_noun_for_people_makes_a_person_group():
+    doc = _annotated("The paramedics arrived . The storms came .", [(0, 2, 0), (4, 6, 1)])
+    for token in doc:
+        token.tag_ = "NNS" if token.text in ("paramedics", "storms") else "DT"
+    rows = {entity.id: entity for entity in doc_entities(doc)}
+    assert (rows[0].kind, rows[0].number) == ("person", "plural") and rows[1].kind == "other"
+    with switched_off("person_noun_plurals"):  # "paramedics" itself is on no list
+        assert {entity.id: entity.kind for entity in doc_entities(doc)}[0] == "other"
+
+
 def test_a_doc_without_mentions_has_no_entities_and_the_table_round_trips():
     assert doc_entities(spacy.blank("en")("Nothing here .")) == []
     doc = _annotated("Anna called Ben . He answered her .", [(0, 1, 0), (2, 3, 1), (4, 5, 1), (6, 7, 0)])

@@ -34,11 +34,11 @@ from ...linguistics import switches
 from ...linguistics.cell_rules import (CELL_CLASH_RULES, GENDER_AGREEMENT, IS_PERSONAL_GENDER, IS_SPOKEN_PERSON,
                                        N_PRONOUN_CLASSES, NUMBER_AGREEMENT, NUMBER_RULES, PAIR_FEATURE_SIZES,
                                        PARSE_FEATURE_SIZES, PLURAL_THEY_WINDOW, SPOKEN_PERSONS, THEY, TIME_EXPRESSION,
-                                       CellRules, apposed_names, is_name, narrator_pronouns, speaker_pronouns,
-                                       speaking, third_person, titles_clash)
+                                       CellRules, apposed_names, complement_keys, complements_clash, is_name,
+                                       narrator_pronouns, speaker_pronouns, speaking, third_person, titles_clash)
 from ...linguistics.columns import (APPOSED, BINDER, GENDER, HEAD, INANIMATE, NAME_WORDS, NORM, NOUN_NUMBER, NUMBER,
-                                    PERSON, PRONOUN, PROPER, QUOTED, REPORTER, ROLE, ROOT, SENTENCE, SPEAKER, TITLE,
-                                    TURN, VOICE)
+                                    OF_WORDS, PERSON, PRONOUN, PROPER, QUOTED, REPORTER, ROLE, ROOT, SENTENCE, SPEAKER,
+                                    TITLE, TURN, VOICE)
 from ...linguistics.values import NO_SENTENCE, PERSON_NOUN, READER
 from .archive import ArchivedEntity, EntityArchive
 from .carry import CELL_ARRAYS, CELL_SETS, CarriedMemory, export_row, import_row
@@ -267,9 +267,11 @@ class CellState(CellRules):
             self.roots[b][i] = set()
             self.persons[b][i] = set()
             self.titles[b][i] = set()
-        for b, i, norm, head in zip(rows.tolist(), cells.tolist(), attrs[:, NORM].tolist(), attrs[:, HEAD].tolist()):
+        complemented = (attrs[:, OF_WORDS] >= 0).any(axis=1)  # (a name's "of" complement: ``complement_keys``)
+        for b, i, norm, head, k in zip(rows.tolist(), cells.tolist(), attrs[:, NORM].tolist(), attrs[:, HEAD].tolist(),
+                                       range(len(rows))):
             if norm >= 0:
-                for key in (("n", norm), ("h", head)):
+                for key in (("n", norm), ("h", head)) + (tuple(complement_keys(attrs[k])) if complemented[k] else ()):
                     self.strings[b][i].add(key)
                     self.cells_with[b].setdefault(key, set()).add(i)
         for b, i, root, person, turn in zip(rows.tolist(), cells.tolist(), attrs[:, ROOT].tolist(),
@@ -1068,9 +1070,13 @@ def restore_cell(state: CellState, row: int, cell: int, archived: ArchivedEntity
 
 def archived_match(archived: ArchivedEntity, attrs: numpy.ndarray) -> bool:
     """Whether a name with attributes ``attrs`` (A,) may be an archived entity that holds its name words: no
-    masculine / feminine clash, no clash of titles (``CellState.title_clash``)."""
+    masculine / feminine clash, no clash of titles (``CellState.title_clash``) nor of "of" complements
+    (``complements_clash``, with the ``of_names_apart`` switch)."""
     gender, held = int(attrs[GENDER]), int(archived.arrays["gender"])
     if IS_PERSONAL_GENDER[gender] and IS_PERSONAL_GENDER[held] and gender != held:
+        return False
+    if switches.active().of_names_apart and (attrs[OF_WORDS] >= 0).any() \
+            and complements_clash(attrs, archived.sets["strings"]):
         return False
     return not titles_clash(attrs, archived.sets["titles"], archived.names)
 

@@ -958,3 +958,29 @@ def test_a_checkpoint_missing_other_weights_still_fails_to_load():
     with pytest.raises(RuntimeError, match="update_gate"):
         MentionMemory(input_width=6, hidden_width=8, n_cells=2, mlp_width=8, dropout=0.0, feature_width=4,
                       parse_features=True).load_state_dict(state)
+
+
+def _complemented(norm, head, *complement):
+    """A name's attribute row ("the Witch of the North": head "witch", complement "north") with its "of" words."""
+    row = _padded([[norm, head, 0, 0, 0, 0, 1, 0, 1, -1, 0, head, -1, -1]])
+    row[0, attribute_columns.OF_WORDS] = list(complement) + [-1] * (attribute_columns.N_OF_WORDS - len(complement))
+    return row
+
+
+def test_names_whose_of_complements_share_no_word_never_join_and_the_archive_keeps_them_apart():
+    witch, queen, west, north, field, mice = 7, 8, 20, 21, 22, 23
+    state = CellState(1, 2)
+    one = numpy.array([True])
+    state.apply(numpy.array([OVERWRITE]), numpy.array([0]), _complemented(1, witch, west), numpy.array([6]), 0.98, one)
+    state.apply(numpy.array([OVERWRITE]), numpy.array([1]), _complemented(2, queen, field, mice), numpy.array([9]),
+                0.98, one)
+    rows, cells = numpy.array([0, 0]), numpy.array([0, 1])
+    assert state.name_clash(_complemented(3, witch, north), rows, cells).tolist() == [True, False]
+    assert state.name_clash(_complemented(4, queen, mice), rows, cells).tolist() == [False, False]  # a shared word
+    assert state.name_clash(_padded([[5, witch, 0, 0, 0, 0, 1, 0, 1, -1, 0, witch, -1, -1]]), rows,
+                            cells).tolist() == [False, False]  # the bare "the Witch" may be either
+    with switched_off("of_names_apart"):
+        assert state.name_clash(_complemented(3, witch, north), rows, cells).tolist() == [False, False]
+    archived = mention_memory.archive_cell(state, 0, 0, numpy.zeros(4))
+    assert not mention_memory.archived_match(archived, _complemented(3, witch, north)[0])
+    assert mention_memory.archived_match(archived, _complemented(3, witch, west)[0])
