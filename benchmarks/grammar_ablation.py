@@ -55,7 +55,8 @@ def main() -> None:
                     ("quoted I / you without their speaker's / addressee's gender", "speaker_genders"),
                     ("plural agreement with singular names joining plurals", "names_not_plural"),
                     ("names with other \"of\" complements joining (the Witch of the North, of the West)",
-                     "of_names_apart")]
+                     "of_names_apart"),
+                    ("titles of office read as given names (Mayor Elena Ortiz: neuter)", "office_titles")]
     variants += [(name, {"switches": {switch: False}}) for name, switch in switched_off]
     variants += [(f"binding: principle {principle} only", {"principles": [principle]})
                  for principle in ("A", "B", "C", "i-within-i")]

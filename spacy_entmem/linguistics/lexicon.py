@@ -118,11 +118,21 @@ def speaker_gender(words: List[str], capitalised: List[bool], name_genders: Opti
     return gender if gender in (MASCULINE, FEMININE) else UNKNOWN
 
 
+# titles of office before a name ("Mayor Elena Ortiz", "Detective Sarah Lund"): no given name, and no gender (the
+# name-gender lexicon, read off the corpora, had "mayor" neuter and "judge", "president" masculine)
+ROLE_TITLES = set(
+    "mayor senator governor president judge justice speaker chancellor minister secretary councillor councilman "
+    "councilwoman sheriff officer detective inspector sergeant constable reverend pastor bishop cardinal pope chief "
+    "commissioner ambassador agent coach director dean principal superintendent trooper deputy representative doctor "
+    "nurse lieutenant major admiral corporal marshal".split())
+
+
 def given_name(words: List[str], capitalised: List[bool]) -> str:
     """The first word of a name (lowercased words, with whether each is capitalised) after articles, titles
-    and honorifics, if it is capitalised, alphabetic and not a pronoun; "" otherwise."""
+    and honorifics, titles of office among them (``ROLE_TITLES``, with the ``office_titles`` switch), if it is
+    capitalised, alphabetic and not a pronoun; "" otherwise."""
     for word, upper in zip(words, capitalised):
-        if word in NAME_PREFIXES:
+        if word in NAME_PREFIXES or (word in ROLE_TITLES and switches.active().office_titles):
             continue
         return word if _is_name_word(word, upper) else ""
     return ""

@@ -41,6 +41,7 @@ class GrammarSwitches:
     small_clause_subjects: bool = True  # binding: "let her use", "made him feel": the main verb's co-argument
     names_not_plural: bool = True  # plural agreement: a singular name never joins a cell of plurals only
     of_names_apart: bool = True  # "the Witch of the North" never joins a cell of "the Witch of the East"
+    office_titles: bool = True  # a title of office ("Mayor Elena Ortiz") is no given name: it gives no gender
     principles: Tuple[str, ...] = PRINCIPLES  # the binding principles read
 
     @classmethod

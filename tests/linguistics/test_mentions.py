@@ -2,7 +2,7 @@
 import spacy
 
 from spacy_entmem.linguistics.switches import switched_off
-from spacy_entmem.linguistics.values import FEMININE, MASCULINE, PRONOUN_CLASS, SINGULAR, UNKNOWN
+from spacy_entmem.linguistics.values import FEMININE, MASCULINE, NEUTER, PRONOUN_CLASS, SINGULAR, UNKNOWN
 from spacy_entmem.linguistics.lexicon import StringIds, speaker_gender
 from spacy_entmem.linguistics.mentions import mention_attributes
 from spacy_entmem.linguistics.cell_rules import N_PRONOUN_CLASSES
@@ -264,3 +264,17 @@ def test_a_names_of_complement_words_are_read_and_a_common_nouns_are_not():
     assert house[OF_WORDS].tolist() == [-1, -1]  # "house" is no name
     she = mention_attributes(spacy.blank("en")("She left ."), [(0, 1)], ids)[0]
     assert she[OF_WORDS].tolist() == [-1, -1]
+
+
+def test_a_title_of_office_is_no_given_name_and_gives_no_gender():
+    from spacy_entmem.linguistics.lexicon import given_name
+
+    assert given_name(["mayor", "elena", "ortiz"], [True, True, True]) == "elena"
+    assert given_name(["the", "judge"], [False, True]) == ""
+    doc = spacy.blank("en")("Mayor Elena Ortiz spoke . Detective Sarah Lund left .")
+    lexicon = {"mayor": NEUTER, "sarah": FEMININE}
+    ortiz, lund = mention_attributes(doc, [(0, 3), (5, 8)], StringIds(), lexicon)
+    assert (ortiz[GENDER], lund[GENDER]) == (UNKNOWN, FEMININE)  # "mayor" was read as a neuter given name
+    with switched_off("office_titles"):
+        ortiz, lund = mention_attributes(doc, [(0, 3), (5, 8)], StringIds(), lexicon)
+        assert (ortiz[GENDER], lund[GENDER]) == (NEUTER, UNKNOWN)
