@@ -71,6 +71,7 @@ def test_a_carried_memory_round_trips_through_plain_data():
     state = CellState(1, 2)
     state.entity[0] = [0, 1]
     state.strings[0][0].add(("n", 42))
+    state.strings[0][0].add(("o", 7, 21))  # a name's "of" complement ("the Witch of the North"): three fields
     state.persons[0][1].add((PAST_TURN, 3))
     state.next_entity[0] = 2
     carried = export_row(state, numpy.arange(8, dtype="float32").reshape(2, 4), 0)
