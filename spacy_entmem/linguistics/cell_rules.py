@@ -138,8 +138,8 @@ def complement_keys(attrs: numpy.ndarray) -> List[Tuple[str, int, int]]:
 def complements_clash(attrs: numpy.ndarray, strings: Set) -> bool:
     """Whether a name with attributes ``attrs`` (A,) and an "of" complement clashes with an entity whose strings
     (``CellState.strings``) hold a name of the same head whose complement shares no word with its own: "the Witch
-    of the North" and "the Wicked Witch of the West"; not "the Queen of the Mice" and "the Queen of the Field
-    Mice", nor a cell holding only "the Witch"."""
+    of the North" and "the Wicked Witch of the West"; not "the Guardian of the Gates" and "the Guardian of the
+    Emerald Gates", nor a cell holding only "the Witch"."""
     head = int(attrs[HEAD])
     held = {key[2] for key in strings if key[0] == "o" and key[1] == head}
     return bool(held) and held.isdisjoint(attrs[OF_WORDS].tolist())

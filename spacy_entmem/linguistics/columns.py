@@ -41,7 +41,7 @@ ROLE, SENTENCE = REPORTER + 1, REPORTER + 2
 # another title, "Dr.", "Captain")
 TITLE = SENTENCE + 1
 # (of_word_k: ids of the capitalised words of a name's "of" complement, "the Witch of the North" → "north", "the
-# Queen of the Field Mice" → "field", "mice"; ``linguistics.lexicon.complement_words``; -1 where it has fewer)
+# Guardian of the Emerald Gates" → "emerald", "gate"; ``linguistics.lexicon.complement_words``; -1 where it has fewer)
 OF_WORDS = slice(TITLE + 1, TITLE + 3)
 N_OF_WORDS = OF_WORDS.stop - OF_WORDS.start
 # no string, not a pronoun, nothing known
