@@ -28,8 +28,9 @@ from spacy.tokens import DocBin
 import spacy_entmem
 from spacy_entmem.evaluation.grammar_variants import PREVIOUS_DEFAULT, grammar_variant
 from spacy_entmem.models.memory import packaged_inanimate_nouns, packaged_name_genders, packaged_person_nouns
-from spacy_entmem.linguistics.cell_rules import PERSONAL_GENDERS, TIME_EXPRESSION, is_name
-from spacy_entmem.linguistics.columns import GENDER, HEAD, INANIMATE, NAME_WORDS, NOUN_NUMBER, NUMBER, OF_WORDS, PRONOUN, TITLE
+from spacy_entmem.linguistics.cell_rules import (PERSONAL_GENDERS, TIME_EXPRESSION, complement_keys, complements_clash,
+                                                 is_name)
+from spacy_entmem.linguistics.columns import GENDER, INANIMATE, NAME_WORDS, NOUN_NUMBER, NUMBER, PRONOUN, TITLE
 from spacy_entmem.linguistics.values import PRONOUNS
 from spacy_entmem.linguistics.lexicon import StringIds
 from spacy_entmem.linguistics.mentions import mention_attributes
@@ -86,8 +87,7 @@ def attribute_rules(rows, i: int, j: int):
     if (a[INANIMATE] == TIME_EXPRESSION) != (b[INANIMATE] == TIME_EXPRESSION) and (
             a[GENDER] in PERSONAL_GENDERS or b[GENDER] in PERSONAL_GENDERS):
         found.append(ATTRIBUTE_RULES[5])
-    complements = [{w for w in row[OF_WORDS].tolist() if w >= 0} for row in (a, b)]
-    if all(complements) and a[HEAD] == b[HEAD] and complements[0].isdisjoint(complements[1]):
+    if complements_clash(a, set(complement_keys(b))):  # (as the memory reads it, with b's keys as a cell's)
         found.append(ATTRIBUTE_RULES[6])
     return found
 

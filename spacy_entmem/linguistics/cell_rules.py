@@ -136,13 +136,16 @@ def complement_keys(attrs: numpy.ndarray) -> List[Tuple[str, int, int]]:
 
 
 def complements_clash(attrs: numpy.ndarray, strings: Set) -> bool:
-    """Whether a name with attributes ``attrs`` (A,) and an "of" complement clashes with an entity whose strings
+    """Whether a name with attributes ``attrs`` (A,) has an "of" complement and clashes with an entity whose strings
     (``CellState.strings``) hold a name of the same head whose complement shares no word with its own: "the Witch
     of the North" and "the Wicked Witch of the West"; not "the Guardian of the Gates" and "the Guardian of the
     Emerald Gates", nor a cell holding only "the Witch"."""
+    words = {word for word in attrs[OF_WORDS].tolist() if word >= 0}
+    if not words:
+        return False
     head = int(attrs[HEAD])
     held = {key[2] for key in strings if key[0] == "o" and key[1] == head}
-    return bool(held) and held.isdisjoint(attrs[OF_WORDS].tolist())
+    return bool(held) and held.isdisjoint(words)
 
 
 class CellRules:
@@ -150,8 +153,8 @@ class CellRules:
     per-cell arrays (B documents × N cells: ``entity``, ``usage``, ``last_end``, ``count``, ``gender``, ``number``,
     ``last_pronoun``, ``last_quoted``, ``last_role``, ``last_sentence``, ``proper``, ``inanimate``, ``temporal``,
     ``untimed``, ``person_noun``, ``third_person``, ``narrator``, ``noun_numbers``, ``spoken``, ``reader``), its
-    per-cell sets (``strings``, ``names``, ``roots``, ``persons``, ``titles``), its string index ``cells_with`` and the setting
-    ``name_ties_to_most_mentioned``; they change none of them."""
+    per-cell sets (``strings``, ``names``, ``roots``, ``persons``, ``titles``), its string index ``cells_with`` and
+    the setting ``name_ties_to_most_mentioned``; they change none of them."""
 
     entity: numpy.ndarray
     usage: numpy.ndarray

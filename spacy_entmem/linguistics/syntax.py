@@ -14,7 +14,7 @@ which earlier noun phrases a candidate mention can never refer to, and which one
 Each candidate is named by its root token (the token of the span whose head lies outside it), so the constraints
 hold between candidates whatever their exact boundaries. A doc without a parse gives no constraint.
 """
-from typing import AbstractSet, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import AbstractSet, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import numpy
 from spacy.attrs import DEP, HEAD, LOWER, SENT_START
@@ -61,12 +61,9 @@ NO_TOKEN = -1
 
 
 def span_root(doc: Doc, start: int, end: int) -> int:
-    """The root token of doc[start:end] (the first whose head lies outside the span)."""
-    for i in range(start, end):
-        head = doc[i].head.i
-        if head < start or head >= end or head == i:
-            return i
-    return end - 1
+    """The root token of doc[start:end] (the first whose head lies outside the span; ``root_of`` over the span's
+    heads)."""
+    return root_of({i: doc[i].head.i for i in range(start, end)}, start, end)
 
 
 def is_verb(token: Token) -> bool:
@@ -381,8 +378,9 @@ def token_heads(doc: Doc) -> List[int]:
     return (numpy.arange(len(doc)) + doc.to_array(HEAD).astype("int64")).tolist() if len(doc) else []
 
 
-def root_of(heads: Sequence[int], start: int, end: int) -> int:
-    """``span_root`` over ``token_heads``: the first token of [start, end) whose head lies outside it."""
+def root_of(heads: Union[Sequence[int], Mapping[int, int]], start: int, end: int) -> int:
+    """The first token of [start, end) whose head lies outside it, ``heads[i]`` the head of token i (a
+    ``token_heads`` list, or any mapping that holds the span's tokens)."""
     for i in range(start, end):
         head = heads[i]
         if head < start or head >= end or head == i:
@@ -412,7 +410,7 @@ def binding_columns(doc: Doc, spans: Iterable[Tuple[int, int]]) -> List[Tuple[in
     lower = [doc.vocab.strings[key] for key in doc.to_array(LOWER).tolist()] if len(doc) else []
     trees = tree_ids(heads)
     with_third_person = {trees[i] for i, word in enumerate(lower) if word in THIRD_PERSON}
-    poss = doc.vocab.strings.add("poss")
+    poss = doc.vocab.strings["poss"]  # (a symbol's id, as DEP holds it; nothing added to the vocab)
     possessors = [dep == poss for dep in doc.to_array(DEP).tolist()] if len(doc) else []
     rows = []
     commanding: Dict[int, List[Token]] = {}

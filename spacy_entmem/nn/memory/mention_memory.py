@@ -1075,6 +1075,7 @@ def archived_match(archived: ArchivedEntity, attrs: numpy.ndarray) -> bool:
     gender, held = int(attrs[GENDER]), int(archived.arrays["gender"])
     if IS_PERSONAL_GENDER[gender] and IS_PERSONAL_GENDER[held] and gender != held:
         return False
+    # (the archived strings are read only for a name that has a complement)
     if switches.active().of_names_apart and (attrs[OF_WORDS] >= 0).any() \
             and complements_clash(attrs, archived.sets["strings"]):
         return False
