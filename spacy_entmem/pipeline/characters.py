@@ -7,7 +7,8 @@ mention), read as a title group (``linguistics.lexicon.TITLE_GROUPS``) and name 
 
 - the same name words and no clashing title are one character ("Jo March" and "Jo March");
 - a single name word that begins exactly one full name of the book is that full name ("Jo", "Miss Jo" → "Jo
-  March"), unless an elder's title stands before it ("Aunt March", "Mrs. March" stay apart from "Jo March");
+  March"), unless an elder's title stands before it ("Aunt March", "Mrs. March" stay apart from "Jo March") or
+  the word names a role, no given name ("the Witch of the North" is not "the Witch Glinda": ``role_words``);
 - a titled surname ("Mrs. March", "Mr. Laurence") is a character of its own per title group: people who share
   a surname stay apart ("Mr. March", "Mrs. March", "Aunt March");
 - masculine and feminine entities of one name stay apart, unless one side is small (``GENDER_SLIP``): a "she"
@@ -106,11 +107,13 @@ def main_name(entity, names: Optional[set] = None) -> Optional[NameKey]:
 
 
 def character_keys(keys: Sequence[NameKey], inventory: Iterable[NameKey] = (),
-                   together: Optional[Set[FrozenSet[str]]] = None) -> Dict[NameKey, NameKey]:
+                   together: Optional[Set[FrozenSet[str]]] = None,
+                   roles: AbstractSet[str] = frozenset()) -> Dict[NameKey, NameKey]:
     """Each main-name key → the key of its character (see the module docstring); ``inventory``: the keys of
     every name mention of the book (a ``Counter`` gives how often each was said), whose full names ("Jo March")
     count even where no entity has one as its main name; ``together``: pairs of given names some entity of the
-    memory holds both of (the book's confirmation of a nickname)."""
+    memory holds both of (the book's confirmation of a nickname); ``roles``: words that name a role and no given
+    name (``role_words``), which do not begin a full name ("witch" is not "Witch Glinda")."""
     counted = isinstance(inventory, Mapping)
     said = Counter()
     for (_, words), n in (inventory.items() if counted else ((key, 1) for key in inventory)):
@@ -139,7 +142,8 @@ def character_keys(keys: Sequence[NameKey], inventory: Iterable[NameKey] = (),
             title = 0  # "Miss Jo" where "Jo" alone names someone: a given name, the same person as "Jo"
         longer = _widest([full for full in full_names if len(full) > len(words) and full[:len(words)] == words])
         ending = _widest([full for full in full_names if len(full) > len(words) and full[-len(words):] == words])
-        if title not in ELDER_TITLES and title != MALE_TITLE and len(longer) == 1:
+        if title not in ELDER_TITLES and title != MALE_TITLE and len(longer) == 1 and not (
+                len(words) == 1 and words[0] in roles):
             out[(title, words)] = (0, longer[0])  # "Jo", "Miss Jo" → "Jo March"; "Long John" → "Long John Silver"
         elif (title, words) in owners:
             out[(title, words)] = (0, owners[(title, words)])  # "Mr. Darling" → "George Darling"
@@ -163,6 +167,16 @@ def character_keys(keys: Sequence[NameKey], inventory: Iterable[NameKey] = (),
         key = (title, canonical.get(words, words))
         mapping[(title, words)] = out[key] if key in out else out[(0, key[1])]
     return mapping
+
+
+def role_words(words: Iterable[str], people: AbstractSet[str]) -> Set[str]:
+    """The ``words`` that are nouns for people (``people``) and no given name: neither a form of an English given
+    name (``name_forms``) nor on the packaged name-gender list ("witch", "wizard", "captain"; not "wendy" or
+    "ned", which the lists of nouns for people also hold)."""
+    from ..models.memory import packaged_name_genders
+
+    genders = packaged_name_genders()
+    return {word for word in words if word in people and word not in genders and not name_forms(word)}
 
 
 def masculine_full_names(keys: Iterable[NameKey], full_names: Iterable[Tuple[str, ...]],
@@ -288,16 +302,26 @@ def description(entity) -> Optional[str]:
 def appositive_aliases(entities: Sequence, people: AbstractSet[str]) -> Set[Tuple[NameKey, NameKey]]:
     """The (name, role) key pairs of the mentions that set a capitalised role beside a name ("Oz, the Great
     Wizard" → ((0, ("oz",)), (0, ("great", "wizard")))), where the role's last word is in ``people`` (nouns for
-    people)."""
+    people): read from one mention's text, or from a role mention the parse puts in apposition with a name
+    mention (``MentionRecord.apposed_to``: the memory may keep "Oz" and "the Great Wizard" as two mentions)."""
     pairs = set()
     for entity in entities:
         for mention in entity.mentions:
-            match = APPOSITIVE_ROLE.fullmatch(mention.text.strip()) if mention.mention_type != "pronoun" else None
-            if match is None or match.group("role").split()[-1].lower() not in people:
+            if mention.mention_type == "pronoun":
                 continue
-            name, role = name_key(match.group("name")), name_key(match.group("role"))
-            if name is not None and role is not None and name != role:
-                pairs.add((name, role))
+            match = APPOSITIVE_ROLE.fullmatch(mention.text.strip())
+            if match is not None:
+                name, role = match.group("name"), match.group("role")
+            elif getattr(mention, "apposed_to", "") and APPOSITIVE_ROLE.fullmatch(
+                    f"{mention.apposed_to.strip()}, {mention.text.strip()}"):
+                name, role = mention.apposed_to.strip(), mention.text.strip()
+            else:
+                continue
+            if role.split()[-1].lower() not in people:
+                continue
+            name_k, role_k = name_key(name), name_key(role)
+            if name_k is not None and role_k is not None and name_k != role_k:
+                pairs.add((name_k, role_k))
     return pairs
 
 
@@ -328,8 +352,9 @@ def merge_characters(entities: Sequence, summarise, people: AbstractSet[str] = f
                     for key in [name_key(m.text)] if key is not None)
     keyed = [(entity, main_name(entity, named)) for entity in entities]
     aliases = appositive_aliases(entities, people)
-    mapping = character_keys([key for _, key in keyed if key is not None] + [k for pair in aliases for k in pair],
-                             named, names_held_together(entities))
+    keys = [key for _, key in keyed if key is not None] + [k for pair in aliases for k in pair]
+    roles = role_words({words[0] for _, words in keys if len(words) == 1}, people)
+    mapping = character_keys(keys, named, names_held_together(entities), roles)
     weight = Counter()
     for entity, key in keyed:
         if key is not None:

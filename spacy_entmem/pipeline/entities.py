@@ -69,6 +69,8 @@ class MentionRecord:
     number: int
     kind: str  # the kind this mention votes for ("" where nothing says)
     speaker: str = ""  # for an unquoted I / me / my of a text with a named speaker (``Doc._.speaker``): who
+    apposed_to: str = ""  # the text of the mention this one stands in apposition with, by the parse ("Oz, the
+    # Great Wizard": "Oz" on the record of "the Great Wizard"), whatever spans the memory kept
 
     @property
     def stream_start(self) -> int:
@@ -118,6 +120,7 @@ def mention_records(doc: Doc, text_index: int = 0, offset: int = 0) -> List[Ment
     lexicon = packaged_head_kinds()
     people = learnt_person_nouns() if switches.active().learnt_person_nouns else frozenset()
     speaker_name = " ".join(str(doc._.speaker).split()) if doc._.speaker else ""
+    apposed = apposed_mentions(doc, spans)
     records = []
     for (start, end), entity, row in zip(spans, entities, rows.tolist()):
         words = [token.text for token in doc[start:end]]
@@ -140,8 +143,45 @@ def mention_records(doc: Doc, text_index: int = 0, offset: int = 0) -> List[Ment
             kind = ""
         number = row[NUMBER] or row[NOUN_NUMBER]
         records.append(MentionRecord(int(entity), text_index, start, end, offset, span.text, mention_type,
-                                     row[GENDER], number, kind, speaker))
+                                     row[GENDER], number, kind, speaker, apposed.get((start, end), "")))
     return records
+
+
+def apposed_mentions(doc: Doc, spans: Sequence[Tuple[int, int]]) -> Dict[Tuple[int, int], str]:
+    """Each mention that stands in apposition with an earlier one → the text of that one ("Oz, the Great Wizard"
+    → {"the Great Wizard": "Oz"}): it follows the other right after a comma, in no list ("Dorothy, the Scarecrow
+    and the Lion"; the parser may attach such a role to a noun before the name: "the Palace of Oz, the Great
+    Wizard"), or else its root is the parse's ``appos`` of the other's root. The shortest mention of an end or a
+    root stands for it."""
+    from ..linguistics.syntax import span_root
+
+    roots = [span_root(doc, start, end) for start, end in spans]
+    by_root: Dict[int, Tuple[int, int]] = {}
+    by_end: Dict[int, Tuple[int, int]] = {}
+    for (start, end), root in zip(spans, roots):
+        if root not in by_root or end - start < by_root[root][1] - by_root[root][0]:
+            by_root[root] = (start, end)
+        if end not in by_end or end - start < by_end[end][1] - by_end[end][0]:
+            by_end[end] = (start, end)
+    starts = {start for start, _ in spans}
+    out = {}
+    for (start, end), root in zip(spans, roots):
+        token = doc[root]
+        head = by_end.get(start - 1) if start >= 2 and doc[start - 1].text == "," else None
+        if head is not None and (_list_goes_on(doc, end, starts) or (head[0] > 0 and doc[head[0] - 1].text == ",")):
+            head = None  # a list: "Dorothy, the Scarecrow and the Lion", "…, the Scarecrow, the Woodman"
+        elif head is None and token.dep_ == "appos":
+            head = by_root.get(token.head.i)
+        if head is not None and head[1] <= start:
+            out[(start, end)] = doc[head[0]:head[1]].text
+    return out
+
+
+def _list_goes_on(doc: Doc, end: int, starts) -> bool:
+    """Whether a conjunction, or a comma and another mention, follows the token before ``end``."""
+    if end < len(doc) and doc[end].lower_ in ("and", "or", "nor"):
+        return True
+    return end + 1 < len(doc) and doc[end].text == "," and (end + 1 in starts or doc[end + 1].lower_ in ("and", "or"))
 
 
 def _mentions_with_ids(doc: Doc) -> Tuple[List[Tuple[int, int]], List[int]]:
@@ -265,7 +305,7 @@ class EntityTable:
 
     def to_list(self) -> List[list]:
         return [[r.entity, r.text_index, r.start, r.end, r.offset, r.text, r.mention_type, r.gender, r.number,
-                 r.kind, r.speaker] for r in self.records]
+                 r.kind, r.speaker, r.apposed_to] for r in self.records]
 
     @classmethod
     def from_list(cls, rows: List[list]) -> "EntityTable":

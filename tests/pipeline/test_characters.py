@@ -161,3 +161,24 @@ def test_a_capitalised_role_in_apposition_is_the_names_alias():
     assert rows[0] == [0, 1, 2]  # the name and the role said beside it: one character
     assert rows[3] == [3, 4] and rows[5] == [5]  # "Meek" names no people: "the Small" is no alias of Dorothy
     assert 7 not in rows[6] and rows[7] == [7]  # a list of names is no apposition
+    # the memory kept the name and the role as two mentions: the parse's apposition ties them the same
+    apart = (_records(0, ["the Great Oz", "Oz", "he", "Oz"], gender=MASCULINE)
+             + _records(1, ["the Great Wizard", "the Great Wizard", "he"], gender=MASCULINE, start=100)
+             + _records(2, ["Oz"], gender=MASCULINE, start=200) + _records(3, ["the Great Wizard"], gender=MASCULINE, start=202))
+    assert len(table_entities(apart)) == 2
+    apart[-1].apposed_to = "Oz"
+    assert [e.ids for e in table_entities(apart)] == [[0, 1, 2, 3]]
+
+
+def test_a_role_word_does_not_begin_a_full_name_but_a_given_name_does():
+    from spacy_entmem.pipeline.characters import role_words
+
+    people = {"witch", "wendy", "ned", "captain"}  # (the lists of nouns for people hold some given names)
+    roles = role_words({"witch", "wendy", "ned", "captain", "glinda"}, people)
+    assert roles == {"witch", "captain"}
+    keys = [(0, ("witch",)), (0, ("witch", "glinda")), (0, ("ned",)), (0, ("ned", "moffat"))]
+    mapping = character_keys(keys, roles=roles)
+    assert mapping[(0, ("witch",))] == (0, ("witch",))  # "the Witch of the North" is not "the Witch Glinda"
+    assert mapping[(0, ("ned",))] == (0, ("ned", "moffat"))
+    assert character_keys(keys)[(0, ("witch",))] == (0, ("witch", "glinda"))  # (without roles: the old reading)
+

@@ -88,3 +88,28 @@ def test_a_predicate_or_an_apposition_names_no_person_of_its_own():
         attrs={ROLE: "mentions", "entity_ids": [0, 1, 2, 3]})
     kinds = {entity.id: entity.kind for entity in doc_entities(doc)}
     assert kinds == {0: "person", 1: "other", 2: "person", 3: "other"}  # "a nervous man", "a tall man": no one new
+
+
+def test_a_mention_the_parse_sets_in_apposition_with_another_names_it():
+    from spacy.tokens import Doc
+
+    from spacy_entmem.pipeline.entities import apposed_mentions
+
+    #        0     1   2     3       4       5       6
+    words = ["Oz", ",", "the", "Great", "Wizard", "spoke", "."]
+    doc = Doc(spacy.blank("en").vocab, words=words, heads=[5, 0, 4, 4, 0, 5, 5],
+              deps=["nsubj", "punct", "det", "amod", "appos", "ROOT", "punct"])
+    assert apposed_mentions(doc, [(0, 1), (2, 5), (0, 5)]) == {(2, 5): "Oz"}
+    assert apposed_mentions(doc, [(2, 5)]) == {}  # (no mention for the name: nothing to name)
+    listed = Doc(spacy.blank("en").vocab, words=["Dorothy", ",", "the", "Scarecrow", "and", "the", "Lion", "left"])
+    assert apposed_mentions(listed, [(0, 1), (2, 4), (5, 7)]) == {}  # a list, no apposition (and no parse needed)
+    unlisted = Doc(spacy.blank("en").vocab, words=["Glinda", ",", "the", "Good", "Witch", ",", "smiled"])
+    assert apposed_mentions(unlisted, [(0, 1), (2, 5)]) == {(2, 5): "Glinda"}
+    doc.spans["coref_mentions"] = SpanGroup(doc, name="coref_mentions", spans=[Span(doc, 0, 1), Span(doc, 2, 5)],
+                                            attrs={ROLE: "mentions", "entity_ids": [0, 1]})
+    assert [r.apposed_to for r in mention_records(doc)] == ["", "Oz"]
+
+
+def test_table_rows_saved_before_the_apposition_column_still_load():
+    table = EntityTable.from_list([[0, 0, 0, 1, 0, "Anna", "name", 2, 1, "person", ""]])
+    assert table.records[0].apposed_to == "" and table.to_list()[0][-1] == ""
