@@ -302,8 +302,8 @@ def description(entity) -> Optional[str]:
 def appositive_aliases(entities: Sequence, people: AbstractSet[str]) -> Set[Tuple[NameKey, NameKey]]:
     """The (name, role) key pairs of the mentions that set a capitalised role beside a name ("Oz, the Great
     Wizard" → ((0, ("oz",)), (0, ("great", "wizard")))), where the role's last word is in ``people`` (nouns for
-    people): read from one mention's text, or from a role mention the parse puts in apposition with a name
-    mention (``MentionRecord.apposed_to``: the memory may keep "Oz" and "the Great Wizard" as two mentions)."""
+    people): read from one mention's text, or from a role mention set beside a name mention
+    (``MentionRecord.apposed_to``: the memory may keep "Oz" and "the Great Wizard" as two mentions)."""
     pairs = set()
     for entity in entities:
         for mention in entity.mentions:
@@ -312,7 +312,7 @@ def appositive_aliases(entities: Sequence, people: AbstractSet[str]) -> Set[Tupl
             match = APPOSITIVE_ROLE.fullmatch(mention.text.strip())
             if match is not None:
                 name, role = match.group("name"), match.group("role")
-            elif getattr(mention, "apposed_to", "") and APPOSITIVE_ROLE.fullmatch(
+            elif mention.apposed_to and APPOSITIVE_ROLE.fullmatch(
                     f"{mention.apposed_to.strip()}, {mention.text.strip()}"):
                 name, role = mention.apposed_to.strip(), mention.text.strip()
             else:

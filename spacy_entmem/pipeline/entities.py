@@ -69,8 +69,8 @@ class MentionRecord:
     number: int
     kind: str  # the kind this mention votes for ("" where nothing says)
     speaker: str = ""  # for an unquoted I / me / my of a text with a named speaker (``Doc._.speaker``): who
-    apposed_to: str = ""  # the text of the mention this one stands in apposition with, by the parse ("Oz, the
-    # Great Wizard": "Oz" on the record of "the Great Wizard"), whatever spans the memory kept
+    apposed_to: str = ""  # the text of the mention this one stands in apposition with (``apposed_mentions``: "Oz,
+    # the Great Wizard" → "Oz" on the record of "the Great Wizard"), whatever spans the memory kept
 
     @property
     def stream_start(self) -> int:
@@ -178,7 +178,8 @@ def apposed_mentions(doc: Doc, spans: Sequence[Tuple[int, int]]) -> Dict[Tuple[i
 
 
 def _list_goes_on(doc: Doc, end: int, starts) -> bool:
-    """Whether a conjunction, or a comma and another mention, follows the token before ``end``."""
+    """Whether a conjunction, or a comma and then another mention or a conjunction, follows the mention that ends at
+    ``end`` (a list goes on: "the Scarecrow, the Woodman", "the Scarecrow and the Lion")."""
     if end < len(doc) and doc[end].lower_ in ("and", "or", "nor"):
         return True
     return end + 1 < len(doc) and doc[end].text == "," and (end + 1 in starts or doc[end + 1].lower_ in ("and", "or"))
