@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # project.yml command 'memory-pressure-checkpoints', kept in a file: the memory fine-tuned under memory pressure
 # (the 'memory-pressure' command's recipe) with another seed, its pipeline saved at every evaluation; each
-# checkpoint, and the 50/50 weight average of a checkpoint with the shipped memory, put in a copy of the default
-# and read on LitBank / GUM dev and the keyed books. Arguments: seed, data_dir, averaged steps ("100 150").
+# checkpoint, and the 50/50 weight averages of the given steps with the shipped memory, put in a copy of the default
+# and read on LitBank / GUM dev and the keyed books. Arguments: seed, data_dir, averaged steps ("100 150 350").
 seed="$1"
 data_dir="$2"
 averaged="$3"

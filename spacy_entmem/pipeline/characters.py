@@ -309,19 +309,14 @@ def appositive_aliases(entities: Sequence, people: AbstractSet[str]) -> Set[Tupl
         for mention in entity.mentions:
             if mention.mention_type == "pronoun":
                 continue
-            match = APPOSITIVE_ROLE.fullmatch(mention.text.strip())
-            if match is not None:
-                name, role = match.group("name"), match.group("role")
-            elif mention.apposed_to and APPOSITIVE_ROLE.fullmatch(
-                    f"{mention.apposed_to.strip()}, {mention.text.strip()}"):
-                name, role = mention.apposed_to.strip(), mention.text.strip()
-            else:
+            text = mention.text.strip()
+            match = APPOSITIVE_ROLE.fullmatch(text) or (
+                mention.apposed_to and APPOSITIVE_ROLE.fullmatch(f"{mention.apposed_to.strip()}, {text}"))
+            if not match or match.group("role").split()[-1].lower() not in people:
                 continue
-            if role.split()[-1].lower() not in people:
-                continue
-            name_k, role_k = name_key(name), name_key(role)
-            if name_k is not None and role_k is not None and name_k != role_k:
-                pairs.add((name_k, role_k))
+            name, role = name_key(match.group("name")), name_key(match.group("role"))
+            if name is not None and role is not None and name != role:
+                pairs.add((name, role))
     return pairs
 
 

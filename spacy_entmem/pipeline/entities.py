@@ -153,9 +153,10 @@ def apposed_mentions(doc: Doc, spans: Sequence[Tuple[int, int]]) -> Dict[Tuple[i
     and the Lion"; the parser may attach such a role to a noun before the name: "the Palace of Oz, the Great
     Wizard"), or else its root is the parse's ``appos`` of the other's root. The shortest mention of an end or a
     root stands for it."""
-    from ..linguistics.syntax import span_root
+    from ..linguistics.syntax import root_of, token_heads
 
-    roots = [span_root(doc, start, end) for start, end in spans]
+    heads = token_heads(doc)
+    roots = [root_of(heads, start, end) for start, end in spans]
     by_root: Dict[int, Tuple[int, int]] = {}
     by_end: Dict[int, Tuple[int, int]] = {}
     for (start, end), root in zip(spans, roots):
@@ -166,12 +167,11 @@ def apposed_mentions(doc: Doc, spans: Sequence[Tuple[int, int]]) -> Dict[Tuple[i
     starts = {start for start, _ in spans}
     out = {}
     for (start, end), root in zip(spans, roots):
-        token = doc[root]
         head = by_end.get(start - 1) if start >= 2 and doc[start - 1].text == "," else None
         if head is not None and (_list_goes_on(doc, end, starts) or (head[0] > 0 and doc[head[0] - 1].text == ",")):
             head = None  # a list: "Dorothy, the Scarecrow and the Lion", "…, the Scarecrow, the Woodman"
-        elif head is None and token.dep_ == "appos":
-            head = by_root.get(token.head.i)
+        elif head is None and doc[root].dep_ == "appos":
+            head = by_root.get(heads[root])
         if head is not None and head[1] <= start:
             out[(start, end)] = doc[head[0]:head[1]].text
     return out
