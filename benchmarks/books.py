@@ -75,6 +75,7 @@ def read_one(key_path: Path, novels: Path, settings: dict, raw_table: bool, tabl
         "mean_largest_share": score.mean_share,
         "worst_largest_share": score.worst_share,
         "merged_entities": len(score.merged),
+        "misplaced_share": score.misplaced_share,
         "characters": {c.character: {"found": c.found, "entities": c.entities, "largest_share": c.largest_share,
                                      "sizes": sorted(c.by_entity.values(), reverse=True)[:8],
                                      "names": [names_of(entities, e) for e in sorted(
@@ -96,7 +97,7 @@ def rescore(key_path: Path, tables: Path, raw_table: bool) -> dict:
     score = score_entities(entities, key)
     return {"book": key.book, "person_entities": score.person_entities, "mean_entities": score.mean_entities,
             "max_entities": score.max_entities, "mean_share": score.mean_share, "worst_share": score.worst_share,
-            "merged": len(score.merged), "characters": {
+            "merged": len(score.merged), "misplaced_share": score.misplaced_share, "characters": {
                 c.character: (c.found, c.entities, round(c.largest_share, 3), [names_of(entities, e) for e in sorted(
                     c.by_entity, key=c.by_entity.get, reverse=True)[:3]]) for c in score.characters}}
 
@@ -145,7 +146,8 @@ def main() -> None:
               f"/{result['us_per_token_last_tenth']:.0f}; people {result['person_entities']}; entities per "
               f"character mean {result['mean_entities_per_character']:.1f} max "
               f"{result['max_entities_per_character']}; largest share mean {result['mean_largest_share']:.3f} "
-              f"worst {result['worst_largest_share']:.3f}; merged {result['merged_entities']}")
+              f"worst {result['worst_largest_share']:.3f}; merged {result['merged_entities']}; "
+              f"misplaced {result['misplaced_share']:.3f}")
         for name, row in result["characters"].items():
             print(f"    {name:28s} found {row['found']:5d}  entities {row['entities']:4d}  largest "
                   f"{row['largest_share']:.3f}  sizes {row['sizes']}  {row['names']}")

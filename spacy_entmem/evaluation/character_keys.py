@@ -88,6 +88,14 @@ class BookScore:
     characters: List[CharacterScore]
     merged: List[int]  # entities whose name mentions point at two or more keyed characters
     person_entities: int
+    misplaced: int = 0  # keyed name mentions in a row whose most keyed name mentions are another character's
+    keyed_mentions: int = 0  # keyed name mentions in any row
+
+    @property
+    def misplaced_share(self) -> float:
+        """The share of keyed name mentions that sit in another character's row (the precision side, which
+        ``merged`` counts only where the minority holds a fifth of the row)."""
+        return self.misplaced / self.keyed_mentions if self.keyed_mentions else 0.0
 
     @property
     def found(self) -> List[CharacterScore]:
@@ -138,4 +146,6 @@ def score_entities(entities: Sequence[Entity], key: CharacterKey, main: Optional
     merged = [entity for entity, counts in per_entity.items()
               if sum(n >= MERGE_SHARE * sum(counts.values()) for n in counts.values()) >= 2]
     people = sum(1 for entity in entities if entity.kind == "person")
-    return BookScore(scores, sorted(merged), people)
+    misplaced = sum(sum(counts.values()) - max(counts.values()) for counts in per_entity.values())
+    keyed = sum(sum(counts.values()) for counts in per_entity.values())
+    return BookScore(scores, sorted(merged), people, misplaced, keyed)

@@ -52,3 +52,19 @@ def test_a_table_is_scored_by_entities_per_character_share_and_merged_entities(t
     assert (meg.found, meg.entities, meg.largest_share) == (2, 1, 1.0)
     assert score.merged == [2] and score.max_entities == 3 and score.person_entities == 3
     assert score.mean_share == pytest.approx((4 / 7 + 1) / 2) and score.worst_share == pytest.approx(4 / 7)
+    assert (score.misplaced, score.keyed_mentions) == (2, 9)  # entity 2's two Jo or two Meg: a tie
+
+
+def test_name_mentions_in_another_characters_row_count_as_misplaced_even_below_a_merge(tmp_path):
+    """A row led by Beth that holds one of Annie's names is no merged row (Annie holds less than a fifth of it),
+    but that mention is misplaced; a tie leaves the smaller side's count misplaced too."""
+    path = tmp_path / "key.json"
+    path.write_text(json.dumps({"book": "b.txt", "characters": {"Beth": ["Beth"], "Annie": ["Annie"]}}))
+    key = load_key(path)
+    beth_with_annie = _entity(0, ["Beth"] * 5 + ["Annie", "she"])
+    score = score_entities([beth_with_annie, _entity(1, ["Annie", "Annie"])], key)
+    assert score.merged == [] and (score.misplaced, score.keyed_mentions) == (1, 8)
+    assert score.misplaced_share == pytest.approx(1 / 8)
+    tied = score_entities([_entity(0, ["Beth", "Beth", "Annie", "Annie"])], key)
+    assert tied.merged == [0] and tied.misplaced_share == pytest.approx(0.5)
+    assert score_entities([], key).misplaced_share == 0.0
