@@ -33,14 +33,17 @@ def read_quotations(lower: Sequence[str]) -> Tuple[List[bool], List[Span]]:
     """One pass over the words (lowercased; quotation marks and line breaks have no case): per token whether it
     stands inside a quotation, marks included (straight quotes toggle, curly and PTB quotes open and close; a
     closing mark outside any quotation is flagged too, as an apostrophe "’" may be), and the [open, close]
-    token indices of each quotation in text order. A line break ends an unclosed quotation (its close is the
-    token before the break); an opening mark inside a quotation starts a new one, and the open one is not
-    listed."""
+    token indices of each quotation in text order. A paragraph break ends an unclosed quotation (its close is the
+    token before the break): a blank line, or any line break in a text with no blank line (one paragraph per
+    line); in a text whose paragraphs are blank-line separated, a single line break is a wrapped line inside the
+    paragraph ("I could not / remain where I was," said he) and the quotation goes on. An opening mark inside a
+    quotation starts a new one, and the open one is not listed."""
     flags: List[bool] = []
     found: List[Span] = []
     opened = -1
+    breaks = 2 if any(text.count("\n") >= 2 for text in lower) else 1  # newlines that end a paragraph
     for i, text in enumerate(lower):
-        if "\n" in text and opened >= 0:
+        if text.count("\n") >= breaks and opened >= 0:
             found.append((opened, i - 1))
             opened = -1
         if text in OPENING_QUOTES or (text in TOGGLING_QUOTES and opened < 0):

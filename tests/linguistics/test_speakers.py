@@ -25,6 +25,18 @@ def test_read_quotations_flags_the_tokens_inside_and_a_stray_closing_mark():
     assert flags == [True, True, True, True, True, False] and quotes == [(2, 4)]  # a new opening mark restarts
 
 
+def test_a_wrapped_line_inside_a_paragraph_does_not_end_a_quotation_but_a_blank_line_does():
+    """A book's paragraphs are blank-line separated and their lines wrapped: the quotation goes on over a single
+    line break, and "said he" after its closing mark is not quoted; a blank line ends an unclosed quotation."""
+    words = ['"', "i", "could", "not", "\n", "remain", ",", '"', "said", "he", ".", "\n\n", '"', "go", "\n\n", "x"]
+    flags, quotes = read_quotations(words)
+    assert flags == [True] * 8 + [False, False, False, False, True, True, False, False]
+    assert quotes == [(0, 7), (12, 13)]
+    # with no blank line anywhere each line is a paragraph (a transcript): a line break ends the quotation
+    flags, quotes = read_quotations(['"', "hi", "\n", "bob", ":", "ok"])
+    assert flags == [True, True, False, False, False, False] and quotes == [(0, 1)]
+
+
 def test_a_speech_verb_after_the_quotation_attributes_it_to_the_mention_after_or_before_the_verb():
     words = _words('“ I can not stay , ” said Harry Potter .')
     #               0 1  2   3   4    5 6  7    8     9
