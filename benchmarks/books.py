@@ -28,7 +28,7 @@ def read_one(key_path: Path, novels: Path, settings: dict, raw_table: bool, tabl
 
     import spacy_entmem
     from spacy_entmem.books import split_chapters
-    from spacy_entmem.evaluation.character_keys import load_key, score_entities
+    from spacy_entmem.evaluation.character_keys import load_key, narrator_shares, score_entities, unquoted_first_person
     from spacy_entmem.evaluation.identity_loss import IdentityLog
     from spacy_entmem.reader import Reader
 
@@ -45,11 +45,13 @@ def read_one(key_path: Path, novels: Path, settings: dict, raw_table: bool, tabl
     words = sum(len(chapter.text.split()) for chapter in chapters)
     started = time.perf_counter()
     last = started
-    for doc in reader.pipe((chapter.text for chapter in chapters), batch_size=1):
+    first_person = []
+    for chapter, doc in zip(chapters, reader.pipe((chapter.text for chapter in chapters), batch_size=1)):
         now = time.perf_counter()
         seconds.append(now - last)
         tokens.append(len(doc))
         log.add(doc, reader.tokens_read - len(doc))
+        first_person.append((chapter.title, unquoted_first_person(doc)))
         last = time.perf_counter()  # (the diagnosis is not timed)
     total = sum(seconds)
     if tables is not None:  # the stream's mention records, to score the table again without reading (--rescore)
@@ -76,6 +78,7 @@ def read_one(key_path: Path, novels: Path, settings: dict, raw_table: bool, tabl
         "worst_largest_share": score.worst_share,
         "merged_entities": len(score.merged),
         "misplaced_share": score.misplaced_share,
+        "narrators": narrator_shares(key, first_person, entities, score),
         "characters": {c.character: {"found": c.found, "entities": c.entities, "largest_share": c.largest_share,
                                      "sizes": sorted(c.by_entity.values(), reverse=True)[:8],
                                      "names": [names_of(entities, e) for e in sorted(
@@ -147,7 +150,9 @@ def main() -> None:
               f"character mean {result['mean_entities_per_character']:.1f} max "
               f"{result['max_entities_per_character']}; largest share mean {result['mean_largest_share']:.3f} "
               f"worst {result['worst_largest_share']:.3f}; merged {result['merged_entities']}; "
-              f"misplaced {result['misplaced_share']:.3f}")
+              f"misplaced {result['misplaced_share']:.3f}" + "".join(
+                  f"; narrator {name}: {row['mentions']} unquoted I / me / my, {row['share']:.3f} in their row"
+                  for name, row in result["narrators"].items()))
         for name, row in result["characters"].items():
             print(f"    {name:28s} found {row['found']:5d}  entities {row['entities']:4d}  largest "
                   f"{row['largest_share']:.3f}  sizes {row['sizes']}  {row['names']}")

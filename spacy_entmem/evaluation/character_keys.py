@@ -15,7 +15,7 @@ import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..pipeline.entities import Entity
 
@@ -32,6 +32,14 @@ class CharacterKey:
     chapters: Optional[str]
     characters: Dict[str, List[str]]
     path: Optional[Path] = None
+    narrators: Dict[str, str] = field(default_factory=dict)  # chapter title (or "*": every other) → who says "I"
+
+    def narrator_of(self, title: str) -> Optional[str]:
+        """The character who narrates the chapter of this title in the first person (None: no such narrator, or
+        the front matter)."""
+        if title == "front matter":
+            return None
+        return self.narrators.get(title, self.narrators.get("*"))
 
     def name_index(self) -> Dict[str, str]:
         """Each name → its character; a name listed for two characters is an error that names both."""
@@ -56,7 +64,11 @@ def load_key(path: Path) -> CharacterKey:
     for character, names in data["characters"].items():
         if not isinstance(names, list) or not names or not all(isinstance(n, str) and n.strip() for n in names):
             raise ValueError(f"[spacy-entmem] character key {path}: {character!r} needs a non-empty list of names")
-    key = CharacterKey(data["book"], data.get("chapters"), data["characters"], Path(path))
+    narrators = data.get("narrators", {})
+    if not isinstance(narrators, dict) or any(n not in data["characters"] for n in narrators.values()):
+        raise ValueError(f"[spacy-entmem] character key {path}: 'narrators' maps chapter titles (or '*') to "
+                         f"characters of the key, got {narrators!r}")
+    key = CharacterKey(data["book"], data.get("chapters"), data["characters"], Path(path), narrators)
     key.name_index()
     return key
 
@@ -149,3 +161,35 @@ def score_entities(entities: Sequence[Entity], key: CharacterKey, main: Optional
     misplaced = sum(sum(counts.values()) - max(counts.values()) for counts in per_entity.values())
     keyed = sum(sum(counts.values()) for counts in per_entity.values())
     return BookScore(scores, sorted(merged), people, misplaced, keyed)
+
+
+FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself"})
+
+
+def unquoted_first_person(doc) -> List[int]:
+    """The entity ids (``Span._.entity_id``) of the doc's first-person singular mentions outside quotations: in a
+    first-person book, the narrator's."""
+    from ..linguistics.speakers import read_quotations
+
+    quoted, _ = read_quotations([token.lower_ for token in doc])
+    mentions = doc._.coref_mentions or []
+    return [span._.entity_id for span in mentions if len(span) == 1 and span[0].lower_ in FIRST_PERSON
+            and not quoted[span.start] and span._.entity_id is not None]
+
+
+def narrator_shares(key: CharacterKey, chapters: Sequence[Tuple[str, List[int]]], entities: Sequence[Entity],
+                    score: BookScore) -> Dict[str, Dict[str, float]]:
+    """Per narrator of the key: how many unquoted first-person mentions its chapters hold (``chapters``: each
+    chapter's title and ``unquoted_first_person`` ids) and the share of them in the narrator's row, the row that
+    holds most of the narrator's name mentions."""
+    row_of = {memory_id: entity.id for entity in entities for memory_id in (entity.ids or [entity.id])}
+    largest = {c.character: c.largest_entity for c in score.characters}
+    counts: Dict[str, List[int]] = defaultdict(lambda: [0, 0])
+    for title, ids in chapters:
+        narrator = key.narrator_of(title)
+        if narrator is None:
+            continue
+        counts[narrator][0] += len(ids)
+        counts[narrator][1] += sum(row_of.get(i) == largest.get(narrator) for i in ids)
+    return {narrator: {"mentions": n, "share": in_row / n if n else 0.0} for narrator, (n, in_row) in counts.items()}
+

@@ -68,3 +68,38 @@ def test_name_mentions_in_another_characters_row_count_as_misplaced_even_below_a
     tied = score_entities([_entity(0, ["Beth", "Beth", "Annie", "Annie"])], key)
     assert tied.merged == [0] and tied.misplaced_share == pytest.approx(0.5)
     assert score_entities([], key).misplaced_share == 0.0
+
+
+def test_a_key_names_its_narrators_by_chapter_and_refuses_one_that_is_no_character(tmp_path):
+    path = tmp_path / "key.json"
+    path.write_text(json.dumps({"book": "b.txt", "characters": {"Jim": ["Jim"], "Doctor": ["Livesey"]},
+                                "narrators": {"*": "Jim", "16": "Doctor"}}))
+    key = load_key(path)
+    assert (key.narrator_of("3"), key.narrator_of("16"), key.narrator_of("front matter")) == ("Jim", "Doctor", None)
+    path.write_text(json.dumps({"book": "b.txt", "characters": {"Jim": ["Jim"]}, "narrators": {"*": "Silver"}}))
+    with pytest.raises(ValueError, match="'narrators' maps chapter titles"):
+        load_key(path)
+
+
+def test_unquoted_first_person_mentions_are_scored_against_the_narrators_row(tmp_path):
+    import spacy
+    from spacy.tokens import SpanGroup
+
+    import spacy_entmem  # noqa: F401  (the extension attributes)
+    from spacy_entmem.evaluation.character_keys import narrator_shares, unquoted_first_person
+
+    doc = spacy.blank("en")('"I go," I said, and my friend nodded.')
+    #                        0 1 2  3 4 5 6    7 8   9  10
+    doc.spans["coref_mentions"] = SpanGroup(doc, name="coref_mentions", spans=[doc[1:2], doc[5:6], doc[9:10]],
+                                            attrs={"entity_ids": [4, 1, 2], "entity_memory": "mentions"})
+    assert unquoted_first_person(doc) == [1, 2]  # the quoted "I" is a speaker's, not the narrator's
+    path = tmp_path / "key.json"
+    path.write_text(json.dumps({"book": "b.txt", "characters": {"Jim": ["Jim"], "Doctor": ["Livesey"]},
+                                "narrators": {"*": "Jim", "16": "Doctor"}}))
+    key = load_key(path)
+    entities = [_entity(0, ["Jim", "Jim", "I"]), _entity(5, ["Livesey", "I"])]
+    entities[0].ids = [0, 1]  # memory entities 0 and 1 are one row
+    entities[1].ids = [5, 2]
+    shares = narrator_shares(key, [("1", [1, 2]), ("16", [2, 2, 9]), ("front matter", [0])], entities,
+                             score_entities(entities, key))
+    assert shares == {"Jim": {"mentions": 2, "share": 0.5}, "Doctor": {"mentions": 3, "share": 2 / 3}}
