@@ -158,8 +158,8 @@ def score_entities(entities: Sequence[Entity], key: CharacterKey, main: Optional
     merged = [entity for entity, counts in per_entity.items()
               if sum(n >= MERGE_SHARE * sum(counts.values()) for n in counts.values()) >= 2]
     people = sum(1 for entity in entities if entity.kind == "person")
-    misplaced = sum(sum(counts.values()) - max(counts.values()) for counts in per_entity.values())
     keyed = sum(sum(counts.values()) for counts in per_entity.values())
+    misplaced = keyed - sum(max(counts.values()) for counts in per_entity.values())
     return BookScore(scores, sorted(merged), people, misplaced, keyed)
 
 

@@ -41,9 +41,10 @@ def read_quotations(lower: Sequence[str]) -> Tuple[List[bool], List[Span]]:
     flags: List[bool] = []
     found: List[Span] = []
     opened = -1
-    breaks = 2 if any(text.count("\n") >= 2 for text in lower) else 1  # newlines that end a paragraph
+    newlines = [text.count("\n") for text in lower]
+    breaks = 2 if any(n >= 2 for n in newlines) else 1  # the newlines that end a paragraph
     for i, text in enumerate(lower):
-        if text.count("\n") >= breaks and opened >= 0:
+        if newlines[i] >= breaks and opened >= 0:
             found.append((opened, i - 1))
             opened = -1
         if text in OPENING_QUOTES or (text in TOGGLING_QUOTES and opened < 0):

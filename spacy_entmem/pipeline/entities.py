@@ -157,13 +157,7 @@ def apposed_mentions(doc: Doc, spans: Sequence[Tuple[int, int]]) -> Dict[Tuple[i
 
     heads = token_heads(doc)
     roots = [root_of(heads, start, end) for start, end in spans]
-    by_root: Dict[int, Tuple[int, int]] = {}
-    by_end: Dict[int, Tuple[int, int]] = {}
-    for (start, end), root in zip(spans, roots):
-        if root not in by_root or end - start < by_root[root][1] - by_root[root][0]:
-            by_root[root] = (start, end)
-        if end not in by_end or end - start < by_end[end][1] - by_end[end][0]:
-            by_end[end] = (start, end)
+    by_root, by_end = _shortest_by(roots, spans), _shortest_by([end for _, end in spans], spans)
     starts = {start for start, _ in spans}
     out = {}
     for (start, end), root in zip(spans, roots):
@@ -174,6 +168,15 @@ def apposed_mentions(doc: Doc, spans: Sequence[Tuple[int, int]]) -> Dict[Tuple[i
             head = by_root.get(heads[root])
         if head is not None and head[1] <= start:
             out[(start, end)] = doc[head[0]:head[1]].text
+    return out
+
+
+def _shortest_by(keys: Sequence[int], spans: Sequence[Tuple[int, int]]) -> Dict[int, Tuple[int, int]]:
+    """Each key → the shortest of the spans that have it (the first of equal length)."""
+    out: Dict[int, Tuple[int, int]] = {}
+    for key, (start, end) in zip(keys, spans):
+        if key not in out or end - start < out[key][1] - out[key][0]:
+            out[key] = (start, end)
     return out
 
 
