@@ -29,10 +29,10 @@ import spacy_entmem
 from spacy_entmem.evaluation.grammar_variants import PREVIOUS_DEFAULT, grammar_variant
 from spacy_entmem.models.memory import packaged_inanimate_nouns, packaged_name_genders, packaged_person_nouns
 from spacy_entmem.linguistics.cell_rules import (PERSONAL_GENDERS, TIME_EXPRESSION, complement_keys, complements_clash,
-                                                 is_name)
-from spacy_entmem.linguistics.columns import GENDER, INANIMATE, NAME_WORDS, NOUN_NUMBER, NUMBER, PRONOUN, TITLE
+                                                 is_name, narrated_names, narrator_pronouns)
+from spacy_entmem.linguistics.columns import GENDER, INANIMATE, NAME_WORDS, NOUN_NUMBER, NUMBER, PRONOUN, TITLE, VOICE
 from spacy_entmem.linguistics.values import PRONOUNS
-from spacy_entmem.linguistics.lexicon import StringIds
+from spacy_entmem.linguistics.lexicon import NARRATOR_VOICE, StringIds
 from spacy_entmem.linguistics.mentions import mention_attributes
 from spacy_entmem.linguistics.speakers import read_quotations
 from spacy_entmem.linguistics.syntax import (forbidden_antecedents, misread_small_clause, reflexive_binder,
@@ -58,7 +58,8 @@ def kind(doc, start: int, end: int) -> str:
 ATTRIBUTE_RULES = ("gender agreement (pronoun)", "number agreement (pronoun with a noun phrase)", "animacy (he / she with a thing)",
                    "gender agreement (two named or titled mentions)", "title clash (Mr. / Mrs. / Miss … with a shared name)",
                    "a time expression with a person",
-                   "of complements (two names of one head whose \"of\" complements share no word)")
+                   "of complements (two names of one head whose \"of\" complements share no word)",
+                   "an unquoted name with an unnamed narrator's unquoted I / me / my")
 # cluster-wise, as the memory reads its cells: a singular name and a cluster of plurals only
 NAME_PLURAL_RULE = "a singular name with a cluster of plural mentions only (of the 60 before)"
 
@@ -89,7 +90,19 @@ def attribute_rules(rows, i: int, j: int):
         found.append(ATTRIBUTE_RULES[5])
     if complements_clash(a, set(complement_keys(b))):  # (as the memory reads it, with b's keys as a cell's)
         found.append(ATTRIBUTE_RULES[6])
+    if (narrated(a) and narrating(b)) or (narrated(b) and narrating(a)):
+        found.append(ATTRIBUTE_RULES[7])
     return found
+
+
+def narrated(row) -> bool:
+    """A name outside quotation marks (``cell_rules.narrated_names``)."""
+    return bool(narrated_names(row[None])[0])
+
+
+def narrating(row) -> bool:
+    """An unquoted I / me / my in the voice of an unnamed narrator (``cell_rules.narrator_pronouns``)."""
+    return bool(narrator_pronouns(row[None])[0]) and row[VOICE] == NARRATOR_VOICE
 
 
 def plural_only(rows, earlier) -> bool:

@@ -56,7 +56,9 @@ def main() -> None:
                     ("plural agreement with singular names joining plurals", "names_not_plural"),
                     ("names with other \"of\" complements joining (the Witch of the North, of the West)",
                      "of_names_apart"),
-                    ("titles of office read as given names (Mayor Elena Ortiz: neuter)", "office_titles")]
+                    ("titles of office read as given names (Mayor Elena Ortiz: neuter)", "office_titles"),
+                    ("person_agreement with narrated names joining the narrator", "narrator_unnamed"),
+                    ("speaker_continuity without vocatives joining their addressee", "vocatives")]
     variants += [(name, {"switches": {switch: False}}) for name, switch in switched_off]
     variants += [(f"binding: principle {principle} only", {"principles": [principle]})
                  for principle in ("A", "B", "C", "i-within-i")]

@@ -17,6 +17,7 @@ from typing import List, Set, Tuple
 import numpy
 
 from . import switches
+from .lexicon import NARRATOR_VOICE
 from .columns import (APPOSED, BINDER, BOUND_END, FORBIDDEN, GENDER, HEAD, NAME_WORDS, NORM, NOUN_NUMBER, NUMBER,
                       OF_WORDS, PERSON, PRONOUN, PROPER, QUOTED, ROLE, SENTENCE, SPEAKER, TITLE, TITLED, TURN, VOICE)
 from .values import (ELDER_TITLES, FEMININE, FIRST_PLURAL, FIRST_SINGULAR, MASCULINE, N_ROLES, NO_SENTENCE,
@@ -96,6 +97,12 @@ def speaker_pronouns(attrs: numpy.ndarray) -> numpy.ndarray:
     return person & (attrs[..., QUOTED] == 1) & (attrs[..., SPEAKER.start] >= 0)
 
 
+def addressed_vocatives(attrs: numpy.ndarray) -> numpy.ndarray:
+    """attrs (..., A) → (...) bool: the candidates that are a quoted vocative whose quotation has an addressee
+    (``speakers.vocatives``: no pronoun, yet an addressee in the ``SPEAKER`` columns)."""
+    return (attrs[..., PRONOUN] == 0) & (attrs[..., QUOTED] == 1) & (attrs[..., SPEAKER.start] >= 0)
+
+
 def apposed_names(attrs: numpy.ndarray) -> numpy.ndarray:
     """attrs (..., A) → (...) bool: the candidates that are a name in apposition with the nominal candidate
     right before them ("her sister Jane")."""
@@ -106,6 +113,12 @@ def is_name(attrs: numpy.ndarray) -> numpy.ndarray:
     """(B,) whether each candidate is a name: not a pronoun, its head one of its name words ("Jo", "Mr.
     Laurence"; not "Jo browsed over the new library")."""
     return (attrs[:, NORM] >= 0) & (attrs[:, NAME_WORDS] == attrs[:, HEAD, None]).any(axis=1)
+
+
+def narrated_names(attrs: numpy.ndarray) -> numpy.ndarray:
+    """(B,) whether each candidate is a name (``is_name``) outside quotation marks: in first-person narration, a
+    name the narrator gives someone else ("Dr. Livesey came"; the narrator's own name is said by others, quoted)."""
+    return is_name(attrs) & (attrs[:, QUOTED] == 0)
 
 
 def agreement(a: numpy.ndarray, b: numpy.ndarray) -> numpy.ndarray:
@@ -327,6 +340,11 @@ class CellRules:
             # a named speaker's first I: the speaker's own cell, one that holds the speaker's name, or a new one
             words = {word for word in attrs[rows[k], NAME_WORDS].tolist() if word >= 0}
             clash[k] = not (words and words <= self.names[rows[k]][cells[k]])
+        if switches.active().narrator_unnamed:  # the narration names others, never its own unnamed narrator
+            clash |= narrated_names(attrs[rows]) & (voices == NARRATOR_VOICE + 1)
+            # and its I joins no cell of third persons only ("the doctor", "Jim Hawkins" before any I of its own)
+            clash |= narrator_pronouns(attrs[rows]) & (attrs[rows, VOICE] == NARRATOR_VOICE) & (voices == 0) \
+                & self.third_person[rows, cells]
         if switches.active().impersonal_it:  # "it" is never a speaker or addressee
             it = attrs[rows, PRONOUN] == IT
             clash[it] = self.spoken[rows[it], cells[it]]

@@ -168,6 +168,38 @@ def quotation_addressees(lower: Sequence[str], candidates: Sequence[Span], quote
     return found
 
 
+# what may stand right before a vocative ("“Jim,” says he", "Oh, Marmee"), and what ends one
+VOCATIVE_OPENERS = OPENING_QUOTES | TOGGLING_QUOTES | {"oh", "o"}
+VOCATIVE_WORDS = 3  # a longer span is a phrase said, not a name called ("“American girls are the best girls,”")
+CLAUSE_END = {"!", "?", ".", ";"} | QUOTATION_MARKS
+DETERMINERS = {"the", "a", "an", "this", "that", "these", "those", "some", "any", "no"}
+
+
+def vocatives(lower: Sequence[str], quoted: Sequence[bool], candidates: Sequence[Span],
+              pronouns: Sequence[bool]) -> List[bool]:
+    """Per candidate, whether it is set off in a quotation as a vocative, the one the quotation addresses: at most
+    ``VOCATIVE_WORDS`` words, right after the opening mark (or "oh") and before a comma or "!" and the
+    quotation goes on ("“Marmee, I want …”"; not "“Another boy.”", a phrase said, nor "“Ben Gunn,” he answered", a
+    quotation that is the name alone: an answer as often as a call), or
+    after a comma and right before the end of the clause or a comma that closes the quotation ("“Yes, Jo.”",
+    "“…, Marmee?”", "“Here it is, sir,” said I"); no pronoun, no
+    determiner first ("the captain" is spoken of), no quotation mark inside. Between two commas it is not read as
+    one ("I saw Jo, Meg, and Amy"). Off (all false) without the ``vocatives`` switch."""
+    if not switches.active().vocatives:
+        return [False] * len(candidates)
+    found = []
+    for (start, end), pronoun in zip(candidates, pronouns):
+        inside = 0 < start < end <= start + VOCATIVE_WORDS and end < len(lower) and quoted[start] and not pronoun \
+            and lower[start] not in DETERMINERS and not any(word in QUOTATION_MARKS for word in lower[start:end])
+        before, after = (lower[start - 1], lower[end]) if inside else ("", "")
+        closing = end + 1 < len(lower) and lower[end + 1] in QUOTATION_MARKS
+        last = after in CLAUSE_END or (after == "," and closing)
+        alone = closing and before in QUOTATION_MARKS  # the quotation is the name and nothing more
+        found.append(inside and ((before in VOCATIVE_OPENERS and after in {",", "!"} and not alone)
+                                 or (before == "," and last)))
+    return found
+
+
 def candidate_speakers(lower: Sequence[str], candidates: Sequence[Span], asks: Sequence[bool],
                        quotes: Optional[List[Span]] = None, addressed: Optional[Sequence[bool]] = None
                        ) -> List[Span]:

@@ -42,6 +42,8 @@ class GrammarSwitches:
     names_not_plural: bool = True  # plural agreement: a singular name never joins a cell of plurals only
     of_names_apart: bool = True  # "the Witch of the North" never joins a cell of "the Witch of the East"
     office_titles: bool = True  # a title of office ("Mayor Elena Ortiz") is no given name: it gives no gender
+    vocatives: bool = True  # speaker continuity: a vocative said to the narrator ("“…,” said I. “Jim, …”") joins it
+    narrator_unnamed: bool = True  # person agreement: an unquoted name never joins an unnamed narrator's I
     principles: Tuple[str, ...] = PRINCIPLES  # the binding principles read
 
     @classmethod

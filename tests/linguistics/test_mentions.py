@@ -239,6 +239,20 @@ def test_a_quoted_first_person_pronoun_carries_its_quotations_speaker_span():
     assert rows[:, SPEAKER].tolist() == [[7, 8], [-1, -1], [14, 15], [-1, -1], [-1, -1]]  # the unquoted I: none
 
 
+def test_a_vocative_said_to_the_narrator_carries_that_i_and_a_name_spoken_of_none():
+    from spacy_entmem.linguistics.columns import SPEAKER
+
+    doc = spacy.blank("en")('" Where ? " asked I . " Here , Harry , " said Ron . " Ron went . "')
+    #                        0 1     2 3 4     5 6 7 8    9 10    11 12 13  14 15 16  17  18 19
+    spans = [(5, 6), (10, 11), (14, 15), (17, 18)]
+    rows = mention_attributes(doc, spans, StringIds())
+    assert rows[:, SPEAKER].tolist() == [[-1, -1], [5, 6], [-1, -1], [-1, -1]]  # said to the narrator's I
+    with switched_off("vocatives"):
+        assert mention_attributes(doc, spans, StringIds())[1, SPEAKER].tolist() == [-1, -1]
+    other = spacy.blank("en")('" Where ? " asked Tom . " Here , Harry , " said Ron .')
+    assert mention_attributes(other, spans[:3], StringIds())[1, SPEAKER].tolist() == [-1, -1]  # said to Tom: none
+
+
 def test_a_quoted_i_or_you_takes_its_speakers_or_addressees_gender():
     doc = spacy.blank("en")('" I know , " he answered . " You are late , " Robert told Mrs. Hale .')
     #                        0 1 2    3 4 5  6        7 8 9   10  11   12 13 14     15   16   17   18

@@ -107,3 +107,44 @@ def test_a_quotation_is_addressed_to_the_object_of_telling_or_to_the_last_other_
     assert quotation_addressees(far, [(4, 5), (60, 61)], quotations(far), [(4, 5), (60, 61)]) == [None, None]
     with switched_off("addressees"):  # the ablation's switch
         assert quotation_addressees(words, candidates, quotes, speakers_found) == [None, None]
+
+
+def _vocatives_of(text: str, candidates):
+    from spacy_entmem.linguistics.speakers import vocatives
+
+    words = _words(text)
+    quoted, _ = read_quotations(words)
+    return vocatives(words, quoted, candidates, [words[s] in {"i", "you", "he"} for s, _ in candidates])
+
+
+def test_a_vocative_is_set_off_in_a_quotation_after_its_opening_or_before_its_end():
+    # after the opening mark, before a comma, and the quotation goes on
+    assert _vocatives_of("“ jim , get me a basin ” , says he", [(1, 2), (9, 10)]) == [True, False]
+    # a quotation of the name alone is an answer as often as a call: “Who are you?” … “Ben Gunn,” he answered
+    assert _vocatives_of("“ ben gunn , ” he answered", [(1, 3)]) == [False]
+    # after a comma, right before the clause's end or the comma that closes the quotation
+    assert _vocatives_of("“ yes , jo . ”", [(3, 4)]) == [True]
+    assert _vocatives_of("“ here it is , sir , ” said i", [(5, 6), (2, 3)]) == [True, False]
+    assert _vocatives_of("“ oh marmee ! ”", [(2, 3)]) == [True]
+
+
+def test_no_vocative_in_a_list_after_a_determiner_outside_quotation_marks_or_with_the_switch_off():
+    assert _vocatives_of("“ i saw jo , meg , and amy . ”", [(3, 4), (5, 6), (9, 10)]) == [False, False, False]
+    assert _vocatives_of("“ the captain , he said . ”", [(1, 3)]) == [False]  # spoken of, not to
+    assert _vocatives_of("jim , come here", [(0, 1)]) == [False]  # not quoted
+    assert _vocatives_of("“ you , there ! ”", [(1, 2)]) == [False]  # a pronoun: its own rules
+    with switched_off("vocatives"):
+        assert _vocatives_of("“ jim , ” says he", [(1, 2)]) == [False]
+
+
+def test_a_vocative_takes_its_quotation_s_addressee_as_its_speaker_column():
+    """The addressee is the last other speaker (‘“…,” asked the doctor’ then ‘“Here, sir,” said I’: sir → the
+    doctor); candidate_speakers gives it to the vocative as it does to a quoted you."""
+    words = _words("“ where ? ” asked the doctor . “ here , sir , ” said i .")
+    candidates = [(5, 7), (11, 12), (15, 16)]
+    from spacy_entmem.linguistics.speakers import vocatives
+
+    quoted, quotes = read_quotations(words)
+    called = vocatives(words, quoted, candidates, [False, False, True])
+    assert called == [False, True, False]
+    assert candidate_speakers(words, candidates, [False] * 3, quotes, called) == [NO_SPEAKER, (5, 7), NO_SPEAKER]

@@ -808,6 +808,42 @@ def test_it_never_joins_a_cell_holding_a_speaker_or_an_addressee():
     assert state.person_clash(it, numpy.array([0, 0]), numpy.array([0, 1])).tolist() == [True, False]
 
 
+def test_an_unnamed_narrator_is_never_a_name_the_narration_gives_nor_its_first_i_a_third_persons_cell():
+    """First-person narration: "Dr. Livesey came" names someone else, never the narrator; the narrator's first
+    "I" joins no cell of third persons only; a quoted "Jim" (said to the narrator) may join the narrator."""
+    narrator_i = _columns(pronoun=1, person=1, voice=0, turn=0)
+    livesey = _columns(norm=5, head=5, name_words=[5, -1, -1], proper=1, voice=0, turn=0)
+    jim = _columns(norm=6, head=6, name_words=[6, -1, -1], proper=1, quoted=1, voice=0, turn=1)
+    state = _state_with(narrator_i, livesey)
+    rows, cells = numpy.array([0, 0]), numpy.array([0, 1])
+    assert state.person_clash(livesey, rows, cells).tolist() == [True, False]
+    assert state.person_clash(jim, rows, cells).tolist() == [False, False]
+    fresh = _state_with(livesey, _columns(norm=7, head=7, voice=0))  # "Dr. Livesey", "the house"
+    assert fresh.person_clash(narrator_i, rows, cells).tolist() == [True, True]
+    with switched_off("narrator_unnamed"):
+        assert state.person_clash(livesey, rows, cells).tolist() == [False, False]
+        assert fresh.person_clash(narrator_i, rows, cells).tolist() == [False, False]
+
+
+@pytest.mark.parametrize("beam_width", [1, 3])  # greedy reading and beam search
+def test_a_vocative_joins_its_quotations_addressee(beam_width):
+    memory = _rule_memory(5, beam_width)
+    X, lengths, spans, n = _inputs(m=3, t=12)  # candidate k spans [2k, 2k + 1)
+    # "I" (the narrator, said I, …), the doctor, “Jim,” (addressed to the narrator's I: candidate 0)
+    jim = (1, 11, 0, 0, 0, 1, 1, 0, 0, -1, 0, 11, -1, -1, 0, 1)
+    attrs = _attributes([_row(1), _row(norm=3), jim])
+    memory.speaker_continuity = True
+    with torch.no_grad():
+        ruled = memory(X, lengths, spans, n, attrs)
+        with switched_off("vocatives"):  # (the switch is read off the text: the attributes carry the addressee)
+            assert memory(X, lengths, spans, n, attrs).actions.tolist() == ruled.actions.tolist()
+        memory.speaker_continuity = False
+        free = memory(X, lengths, spans, n, attrs)
+    assert free.actions.tolist() == [[OVERWRITE] * 3]
+    assert ruled.actions.tolist() == [[OVERWRITE, OVERWRITE, COREF]]
+    assert ruled.cells.tolist()[0][2] == ruled.cells.tolist()[0][0]
+
+
 def _named_row(**columns):
     """One candidate's attributes: padding but the named columns (``ATTRIBUTE_FIELDS`` names)."""
     row = list(PADDING_ATTRIBUTES)
