@@ -12,6 +12,10 @@ from .sentences import SENTENCE_FINAL
 Span = Tuple[int, int]
 OPENING_QUOTES, CLOSING_QUOTES, TOGGLING_QUOTES = {"“", "``", "‘"}, {"”", "''", "’"}, {'"'}
 QUOTATION_MARKS = OPENING_QUOTES | CLOSING_QUOTES | TOGGLING_QUOTES
+# which marks pair: inside a quotation, a mark of another kind neither opens nor closes one (a nested quotation, or
+# "’" as an apostrophe: "the Wilsons’ house")
+QUOTE_KINDS = {"“": "double", "”": "double", "``": "double", "''": "double", "‘": "single", "’": "single",
+               '"': "straight"}
 NO_SPEAKER: Span = (-1, -1)
 # verbs that attribute a quotation to their subject, before or after it (not "told" / "asked him": those
 # take the addressee as object)
@@ -36,20 +40,25 @@ def read_quotations(lower: Sequence[str]) -> Tuple[List[bool], List[Span]]:
     token indices of each quotation in text order. A paragraph break ends an unclosed quotation (its close is the
     token before the break): a blank line, or any line break in a text with no blank line (one paragraph per
     line); in a text whose paragraphs are blank-line separated, a single line break is a wrapped line inside the
-    paragraph ("I could not / remain where I was," said he) and the quotation goes on. An opening mark inside a
-    quotation starts a new one, and the open one is not listed."""
+    paragraph ("I could not / remain where I was," said he) and the quotation goes on. Marks pair by kind
+    (``QUOTE_KINDS``): inside a quotation a mark of another kind is quoted and nothing more, so a quotation within
+    it ("“He said ‘go,’ and I went”") or an apostrophe ("the Wilsons’") does not end it; an opening mark of its own
+    kind starts a new one, and the open one is not listed."""
     flags: List[bool] = []
     found: List[Span] = []
-    opened = -1
+    opened, kind = -1, ""
     newlines = [text.count("\n") for text in lower]
     breaks = 2 if any(n >= 2 for n in newlines) else 1  # the newlines that end a paragraph
     for i, text in enumerate(lower):
         if newlines[i] >= breaks and opened >= 0:
             found.append((opened, i - 1))
             opened = -1
-        if text in OPENING_QUOTES or (text in TOGGLING_QUOTES and opened < 0):
+        mark = QUOTE_KINDS.get(text, "")
+        if opened >= 0 and mark and mark != kind:
+            flags.append(True)  # a quotation inside the open one ("“… ‘I am here,’ he said …”"), or an apostrophe
+        elif text in OPENING_QUOTES or (text in TOGGLING_QUOTES and opened < 0):
             flags.append(True)
-            opened = i
+            opened, kind = i, mark
         elif text in CLOSING_QUOTES or (text in TOGGLING_QUOTES and opened >= 0):
             flags.append(True)
             if opened >= 0:
@@ -170,6 +179,7 @@ def quotation_addressees(lower: Sequence[str], candidates: Sequence[Span], quote
 
 # what may stand right before a vocative ("“Jim,” says he", "Oh, Marmee"), and what ends one
 VOCATIVE_OPENERS = OPENING_QUOTES | TOGGLING_QUOTES | {"oh", "o"}
+ANSWER_GAP = 12  # how far back a question may close for a quotation of a name alone to answer it
 VOCATIVE_WORDS = 3  # a longer span is a phrase said, not a name called ("“American girls are the best girls,”")
 CLAUSE_END = {"!", "?", ".", ";"} | QUOTATION_MARKS
 DETERMINERS = {"the", "a", "an", "this", "that", "these", "those", "some", "any", "no"}
@@ -179,8 +189,8 @@ def vocatives(lower: Sequence[str], quoted: Sequence[bool], candidates: Sequence
               pronouns: Sequence[bool]) -> List[bool]:
     """Per candidate, whether it is set off in a quotation as a vocative, the one the quotation addresses: at most
     ``VOCATIVE_WORDS`` words, right after the opening mark (or "oh") and before a comma or "!" and the
-    quotation goes on ("“Marmee, I want …”"; not "“Another boy.”", a phrase said, nor "“Ben Gunn,” he answered", a
-    quotation that is the name alone: an answer as often as a call), or
+    quotation goes on ("“Marmee, I want …”", "“My dear Watson,” said he"; not "“Another boy.”", a phrase said, nor
+    "“Ben Gunn,” he answered" after "“Who are you?” I asked", a name alone answering a question), or
     after a comma and right before the end of the clause or a comma that closes the quotation ("“Yes, Jo.”",
     "“…, Marmee?”", "“Here it is, sir,” said I"); no pronoun, no
     determiner first ("the captain" is spoken of), no quotation mark inside. Between two commas it is not read as
@@ -194,10 +204,21 @@ def vocatives(lower: Sequence[str], quoted: Sequence[bool], candidates: Sequence
         before, after = (lower[start - 1], lower[end]) if inside else ("", "")
         closing = end + 1 < len(lower) and lower[end + 1] in QUOTATION_MARKS
         last = after in CLAUSE_END or (after == "," and closing)
-        alone = closing and before in QUOTATION_MARKS  # the quotation is the name and nothing more
-        found.append(inside and ((before in VOCATIVE_OPENERS and after in {",", "!"} and not alone)
+        # the quotation is the name and nothing more, after a question: an answer ("“Who are you?” I asked. “Ben
+        # Gunn,” he answered"), not a call ("“My dear Watson,” said he")
+        answer = closing and before in QUOTATION_MARKS and _after_question(lower, start - 1)
+        found.append(inside and ((before in VOCATIVE_OPENERS and after in {",", "!"} and not answer)
                                  or (before == "," and last)))
     return found
+
+
+def _after_question(lower: Sequence[str], opening: int) -> bool:
+    """Whether the quotation closed last before the opening mark at ``opening`` (at most ``ANSWER_GAP`` tokens
+    back) ends with a question mark."""
+    for k in range(opening - 1, max(opening - ANSWER_GAP, 0) - 1, -1):
+        if lower[k] in QUOTATION_MARKS:
+            return k > 0 and lower[k - 1] == "?"
+    return False
 
 
 def candidate_speakers(lower: Sequence[str], candidates: Sequence[Span], asks: Sequence[bool],

@@ -25,6 +25,19 @@ def test_read_quotations_flags_the_tokens_inside_and_a_stray_closing_mark():
     assert flags == [True, True, True, True, True, False] and quotes == [(2, 4)]  # a new opening mark restarts
 
 
+def test_a_quotation_inside_another_or_an_apostrophe_does_not_end_it():
+    """Marks pair by kind: "“He said ‘go,’ and I went”" is one quotation, "I" in it; "the Wilsons’ house" inside a
+    double-quoted speech ends nothing; a straight quotation holds a curly one too."""
+    words = _words("“ he said ‘ go , ’ and i went , ” said holmes . i left")
+    flags, quotes = read_quotations(words)
+    assert quotes == [(0, 11)]
+    assert flags[8] and not flags[15]  # the speech's "i" quoted; the narration's not
+    flags, quotes = read_quotations(_words("“ the wilsons ’ house , ” i said"))
+    assert quotes == [(0, 6)] and flags[:7] == [True] * 7 and not flags[7]
+    assert read_quotations(_words('" she cried ‘ stop ! ’ twice " then'))[1] == [(0, 8)]
+    assert read_quotations(_words("‘ go , ’ he said"))[1] == [(0, 3)]  # single marks still pair with each other
+
+
 def test_a_wrapped_line_inside_a_paragraph_does_not_end_a_quotation_but_a_blank_line_does():
     """A book's paragraphs are blank-line separated and their lines wrapped: the quotation goes on over a single
     line break, and "said he" after its closing mark is not quoted; a blank line ends an unclosed quotation."""
@@ -120,8 +133,10 @@ def _vocatives_of(text: str, candidates):
 def test_a_vocative_is_set_off_in_a_quotation_after_its_opening_or_before_its_end():
     # after the opening mark, before a comma, and the quotation goes on
     assert _vocatives_of("“ jim , get me a basin ” , says he", [(1, 2), (9, 10)]) == [True, False]
-    # a quotation of the name alone is an answer as often as a call: “Who are you?” … “Ben Gunn,” he answered
-    assert _vocatives_of("“ ben gunn , ” he answered", [(1, 3)]) == [False]
+    # a quotation of the name alone: a call, unless it answers a question (“Who are you?” I asked. “Ben Gunn,” …)
+    assert _vocatives_of("“ my dear watson , ” said he", [(1, 4)]) == [True]
+    assert _vocatives_of("“ who are you ? ” i asked . “ ben gunn , ” he answered", [(10, 12)]) == [False]
+    assert _vocatives_of("“ i am here . ” i said . “ ben , ” he answered", [(10, 11)]) == [True]
     # after a comma, right before the clause's end or the comma that closes the quotation
     assert _vocatives_of("“ yes , jo . ”", [(3, 4)]) == [True]
     assert _vocatives_of("“ here it is , sir , ” said i", [(5, 6), (2, 3)]) == [True, False]
