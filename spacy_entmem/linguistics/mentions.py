@@ -16,7 +16,7 @@ from . import switches, syntax
 from .binding import bound_subject_end
 from .columns import ATTRIBUTE_FIELDS, N_NAME_WORDS, N_OF_WORDS
 from .lexicon import HONORIFICS, LEADING_WORDS, NARRATOR_VOICE, NO_NAME_WORDS, NO_NOMINAL, NUMBER_OF_TAG_ID, PLURAL_NOUN_TAG, PROPER_NOUN_TAG_IDS, StringIds, apposed_nominals, complement_words, cue_gender, family_names, follows_sentence_boundary, given_name, head_index, name_words, names_people, speaker_gender, title_group, titled_name
-from .speakers import NO_SPEAKER, candidate_speakers, read_quotations, vocatives
+from .speakers import NO_SPEAKER, candidate_speakers, narrator_addressed, read_quotations, vocatives
 from .values import FIRST_SINGULAR, PERSON_NOUN, PRONOUN_CLASS, PRONOUNS, SECOND_PERSON, UNKNOWN
 from .values import TIME as TIME_EXPRESSION
 from .turns import read_turns, speaker_labels
@@ -112,14 +112,10 @@ def mention_attributes(doc: Doc, spans: Iterable[Tuple[int, int]], ids: StringId
                     for start, end in spans]
     second_person = [end - start == 1 and PRONOUN_CLASS.get(lower[start]) == SECOND_PERSON and quoted[start]
                      for start, end in spans]
-    called = vocatives(lower, quoted, spans, [end - start == 1 and lower[start] in PRONOUN_CLASS for start, end in spans])
-    speakers = candidate_speakers(lower, spans, first_person, quotes,
-                                  [you or vocative for you, vocative in zip(second_person, called)])
-    # a vocative keeps its addressee only where that is the narrator's unquoted I ("“…,” said I. “Jim, …”"): in a
-    # book's dialogue of several people the last other speaker is too often not the one called
-    speakers = [NO_SPEAKER if vocative and not (speaker[1] - speaker[0] == 1 and not quoted[speaker[0]] and
-                                                PRONOUN_CLASS.get(lower[speaker[0]]) == FIRST_SINGULAR) else speaker
-                for speaker, vocative in zip(speakers, called)]
+    called = vocatives(lower, quoted, spans, [end - start == 1 and lower[start] in PRONOUN_CLASS
+                                              for start, end in spans])
+    speakers = narrator_addressed(lower, quoted, candidate_speakers(
+        lower, spans, first_person, quotes, [you or vocative for you, vocative in zip(second_person, called)]), called)
     family = family_names(lower, titles, capitalised, name_genders.keys()) if name_genders else {}
     nominals = apposed_nominals(lower, capitalised, tags, spans, inanimate_nouns)
     texts = [strings[orth] for orth in doc.to_array(ORTH).tolist()] if len(doc) else []  # (no Token objects)

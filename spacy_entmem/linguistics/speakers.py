@@ -8,6 +8,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import switches
 from .sentences import SENTENCE_FINAL
+from .values import FIRST_SINGULAR, PRONOUN_CLASS
 
 Span = Tuple[int, int]
 OPENING_QUOTES, CLOSING_QUOTES, TOGGLING_QUOTES = {"“", "``", "‘"}, {"”", "''", "’"}, {'"'}
@@ -210,6 +211,16 @@ def vocatives(lower: Sequence[str], quoted: Sequence[bool], candidates: Sequence
         found.append(inside and ((before in VOCATIVE_OPENERS and after in {",", "!"} and not answer)
                                  or (before == "," and last)))
     return found
+
+
+def narrator_addressed(lower: Sequence[str], quoted: Sequence[bool], speakers: Sequence[Span],
+                       called: Sequence[bool]) -> List[Span]:
+    """``speakers`` (per candidate, ``candidate_speakers``) with a vocative's (``called``) addressee kept only where
+    it is the narrator's unquoted I ("“…,” said I. “Jim, …”"): in a book's talk of several people the last other
+    speaker is too often not the one called."""
+    return [NO_SPEAKER if vocative and not (speaker[1] - speaker[0] == 1 and not quoted[speaker[0]]
+                                            and PRONOUN_CLASS.get(lower[speaker[0]]) == FIRST_SINGULAR) else speaker
+            for speaker, vocative in zip(speakers, called)]
 
 
 def _after_question(lower: Sequence[str], opening: int) -> bool:
