@@ -29,10 +29,10 @@ import spacy_entmem
 from spacy_entmem.evaluation.grammar_variants import PREVIOUS_DEFAULT, grammar_variant
 from spacy_entmem.models.memory import packaged_inanimate_nouns, packaged_name_genders, packaged_person_nouns
 from spacy_entmem.linguistics.cell_rules import (PERSONAL_GENDERS, TIME_EXPRESSION, complement_keys, complements_clash,
-                                                 is_name, narrated_names, narrator_pronouns)
-from spacy_entmem.linguistics.columns import GENDER, INANIMATE, NAME_WORDS, NOUN_NUMBER, NUMBER, PRONOUN, TITLE, VOICE
+                                                 is_name, narrated_names, unnamed_narrator_pronouns)
+from spacy_entmem.linguistics.columns import GENDER, INANIMATE, NAME_WORDS, NOUN_NUMBER, NUMBER, PRONOUN, TITLE
 from spacy_entmem.linguistics.values import PRONOUNS
-from spacy_entmem.linguistics.lexicon import NARRATOR_VOICE, StringIds
+from spacy_entmem.linguistics.lexicon import StringIds
 from spacy_entmem.linguistics.mentions import mention_attributes
 from spacy_entmem.linguistics.speakers import read_quotations
 from spacy_entmem.linguistics.syntax import (forbidden_antecedents, misread_small_clause, reflexive_binder,
@@ -68,9 +68,11 @@ def shared_name_words(a, b) -> bool:
     return bool({w for w in a[NAME_WORDS].tolist() if w >= 0} & {w for w in b[NAME_WORDS].tolist() if w >= 0})
 
 
-def attribute_rules(rows, i: int, j: int):
+def attribute_rules(rows, i: int, j: int, narration=None):
     """The attribute rules that would keep mention ``i`` (later) from mention ``j`` (earlier): pairwise
-    versions of the memory's agreement rules, read off the attribute rows the memory computes."""
+    versions of the memory's agreement rules, read off the attribute rows the memory computes; ``narration``: per
+    row, whether it is a name outside quotation marks and whether an unnamed narrator's I (``cell_rules``'
+    ``narrated_names`` and ``unnamed_narrator_pronouns``, read once per document)."""
     a, b = rows[i], rows[j]
     found = []
     pronoun = a[PRONOUN] > 0
@@ -90,19 +92,9 @@ def attribute_rules(rows, i: int, j: int):
         found.append(ATTRIBUTE_RULES[5])
     if complements_clash(a, set(complement_keys(b))):  # (as the memory reads it, with b's keys as a cell's)
         found.append(ATTRIBUTE_RULES[6])
-    if (narrated(a) and narrating(b)) or (narrated(b) and narrating(a)):
+    if narration is not None and ((narration[0][i] and narration[1][j]) or (narration[0][j] and narration[1][i])):
         found.append(ATTRIBUTE_RULES[7])
     return found
-
-
-def narrated(row) -> bool:
-    """A name outside quotation marks (``cell_rules.narrated_names``)."""
-    return bool(narrated_names(row[None])[0])
-
-
-def narrating(row) -> bool:
-    """An unquoted I / me / my in the voice of an unnamed narrator (``cell_rules.narrator_pronouns``)."""
-    return bool(narrator_pronouns(row[None])[0]) and row[VOICE] == NARRATOR_VOICE
 
 
 def plural_only(rows, earlier) -> bool:
@@ -161,9 +153,10 @@ def main(paths, pipeline=None, predicted: bool = False, rules_off: bool = False)
                     joined = any(cluster_of[o] == cluster_of[(start, end)] for o in by_root.get(binder, []))
                     reflexive[joined] += 1
             rows = mention_attributes(doc, mentions, StringIds(), *lexicons)
+            narration = (narrated_names(rows), unnamed_narrator_pronouns(rows))
             for i in range(len(mentions)):
                 for j in range(max(0, i - 60), i):  # the 60 mentions before: what the memory's cells hold at most
-                    for rule in attribute_rules(rows, i, j):
+                    for rule in attribute_rules(rows, i, j, narration):
                         attribute_counts[rule, cluster_of[mentions[i]] == cluster_of[mentions[j]]] += 1
             # a singular name and each cluster whose earlier mentions (of the 60 before) are plural only
             singular_names = is_name(rows) & (rows[:, NOUN_NUMBER] == 1)

@@ -163,17 +163,16 @@ def score_entities(entities: Sequence[Entity], key: CharacterKey, main: Optional
     return BookScore(scores, sorted(merged), people, misplaced, keyed)
 
 
-FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself"})
-
-
 def unquoted_first_person(doc) -> List[int]:
     """The entity ids (``Span._.entity_id``) of the doc's first-person singular mentions outside quotations: in a
     first-person book, the narrator's."""
     from ..linguistics.speakers import read_quotations
+    from ..linguistics.values import FIRST_SINGULAR, PRONOUN_CLASS
 
     quoted, _ = read_quotations([token.lower_ for token in doc])
     mentions = doc._.coref_mentions or []
-    return [span._.entity_id for span in mentions if len(span) == 1 and span[0].lower_ in FIRST_PERSON
+    return [span._.entity_id for span in mentions if len(span) == 1
+            and PRONOUN_CLASS.get(span[0].lower_) == FIRST_SINGULAR
             and not quoted[span.start] and span._.entity_id is not None]
 
 

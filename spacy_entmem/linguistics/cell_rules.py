@@ -115,6 +115,12 @@ def is_name(attrs: numpy.ndarray) -> numpy.ndarray:
     return (attrs[:, NORM] >= 0) & (attrs[:, NAME_WORDS] == attrs[:, HEAD, None]).any(axis=1)
 
 
+def unnamed_narrator_pronouns(attrs: numpy.ndarray) -> numpy.ndarray:
+    """(B,) whether each candidate is an unquoted I / me / my (``narrator_pronouns``) in the voice of a narrator no
+    speaker label or ``Doc._.speaker`` names (``NARRATOR_VOICE``)."""
+    return narrator_pronouns(attrs) & (attrs[:, VOICE] == NARRATOR_VOICE)
+
+
 def narrated_names(attrs: numpy.ndarray) -> numpy.ndarray:
     """(B,) whether each candidate is a name (``is_name``) outside quotation marks: in first-person narration, a
     name the narrator gives someone else ("Dr. Livesey came"; the narrator's own name is said by others, quoted)."""
@@ -341,10 +347,9 @@ class CellRules:
             words = {word for word in attrs[rows[k], NAME_WORDS].tolist() if word >= 0}
             clash[k] = not (words and words <= self.names[rows[k]][cells[k]])
         if switches.active().narrator_unnamed:  # the narration names others, never its own unnamed narrator
-            clash |= narrated_names(attrs[rows]) & (voices == NARRATOR_VOICE + 1)
+            clash |= narrated_names(attrs)[rows] & (voices == NARRATOR_VOICE + 1)
             # and its I joins no cell of third persons only ("the doctor", "Jim Hawkins" before any I of its own)
-            clash |= narrator_pronouns(attrs[rows]) & (attrs[rows, VOICE] == NARRATOR_VOICE) & (voices == 0) \
-                & self.third_person[rows, cells]
+            clash |= unnamed_narrator_pronouns(attrs)[rows] & (voices == 0) & self.third_person[rows, cells]
         if switches.active().impersonal_it:  # "it" is never a speaker or addressee
             it = attrs[rows, PRONOUN] == IT
             clash[it] = self.spoken[rows[it], cells[it]]
