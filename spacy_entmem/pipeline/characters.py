@@ -24,7 +24,10 @@ mention), read as a title group (``linguistics.lexicon.TITLE_GROUPS``) and name 
   given name are said less often than the titled one ("Mr. Darling" and "George Darling"; ``masculine_full_names``);
 - a name and a capitalised role the book sets beside it in apposition are one character ("Oz, the Great
   Wizard": the book's own alias, learnt from its text; the role's head must be a noun for people, so "Dorothy,
-  the Small and Meek" ties nothing, and a list of names, "Hunter, Joyce", has no "the").
+  the Small and Meek" ties nothing, and a list of names, "Hunter, Joyce", has no "the");
+- rows that are mostly called by one capitalised role of one place or group are one character ("the Witch of the
+  North" and "the Good Witch of the North": ``role_of``), unless two of them carry names of their own or their
+  genders differ; "the Witch of the West" and "the Witch of the East" stay apart.
 
 A merged row keeps the id of its most mentioned entity (``Entity.id``) and lists all of them (``Entity.ids``).
 """
@@ -51,6 +54,11 @@ ADDRESS_WORDS = {"cap'n", "capn", "doctor", "squire", "o", "oh"}
 ROMAN_NUMERAL = re.compile(r"i\.?|[ivxlcdm]{2,}\.?")
 DESCRIPTION_WORDS = 5  # a definite description this long, said again, is one person ("the man with the wooden leg")
 DESCRIPTION_PREPOSITIONS = {"with", "of", "in", "from", "at", "on"}
+# a capitalised noun for people "of" a capitalised place or group: "the Good Witch of the North", "the King of the
+# Winged Monkeys" (at most two words before the role, three in its complement)
+ROLE_OF = re.compile(r"(?:(?:[Tt]he|[Aa]n?) )?(?:[A-Z][\w'-]* ){0,2}(?P<role>[A-Z][\w'-]*) of (?:the )?"
+                     r"(?P<of>[A-Z][\w'-]*(?: [A-Z][\w'-]*){0,2})")
+ROLE_EPITHETS = {"good", "wicked", "great", "old", "young", "little"}  # words before a role that name no one
 # a name, a comma, "the" and capitalised words: an appositive role ("Oz, the Great Wizard", "Glinda, the Good Witch")
 APPOSITIVE_ROLE = re.compile(r"(?P<name>[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,3}), (?P<role>the (?:[A-Z][\w'-]* ?){1,3})$")
 
@@ -320,6 +328,65 @@ def appositive_aliases(entities: Sequence, people: AbstractSet[str]) -> Set[Tupl
     return pairs
 
 
+def role_of(text: str, people: AbstractSet[str]) -> Optional[Tuple[str, str]]:
+    """(role, complement) of a capitalised role of a place or group ("the Good Witch of the North" → ("witch",
+    "north")) whose role word is a noun for people (``people``); None for any other text."""
+    match = ROLE_OF.fullmatch(text.strip())
+    if match is None or match.group("role").lower() not in people:
+        return None
+    return match.group("role").lower(), match.group("of").lower()
+
+
+def row_role(entity, people: AbstractSet[str]) -> Optional[Tuple[str, str]]:
+    """The ``role_of`` a row is mostly called by: the most frequent one among its mentions, where it is more
+    than half of them (a row that holds "the Witch of the West" five times and "the Witch of the East" once is
+    the West's); else None."""
+    roles = Counter(role for m in entity.mentions if m.mention_type != "pronoun"
+                    for role in [role_of(m.text, people)] if role is not None)
+    if not roles:
+        return None
+    role, n = roles.most_common(1)[0]
+    return role if 2 * n > sum(roles.values()) else None
+
+
+def _named_apart(entity, role: Tuple[str, str]) -> bool:
+    """Whether a row's name holds a word beyond its role, its plural and its complement ("Glinda", "the Monkey"; not
+    "the Good Witch" or "the Witches")."""
+    key = name_key(entity.name) if entity.name else None
+    allowed = {role[0], role[0] + "s", role[0] + "es", *role[1].split(), *ROLE_EPITHETS}
+    return key is not None and any(word not in allowed for word in key[1])
+
+
+def _mostly_role(entity, role: Tuple[str, str], people: AbstractSet[str]) -> bool:
+    """Whether ``role`` is at least ``FULLER_SHARE`` of a row's mentions that are no pronoun."""
+    said = [m for m in entity.mentions if m.mention_type != "pronoun"]
+    return sum(role_of(m.text, people) == role for m in said) >= FULLER_SHARE * len(said)
+
+
+def same_role_rows(rows: List, summarise, people: AbstractSet[str]) -> List:
+    """``rows`` with those mostly called by one ``role_of`` merged (``row_role``), unless one is masculine and
+    another feminine, or two of them are named apart (``_named_apart``), or one is and the role is under
+    ``FULLER_SHARE`` of what it is called (``_mostly_role``: a row called "the Monkey" that holds two "King of
+    Beasts")."""
+    by_role: Dict[Tuple[str, str], List] = defaultdict(list)
+    for row in rows:
+        role = row_role(row, people)
+        if role is not None:
+            by_role[role].append(row)
+    grouped = {id(row) for group in by_role.values() if len(group) > 1 for row in group}
+    out = [row for row in rows if id(row) not in grouped]
+    for role, group in by_role.items():
+        if len(group) < 2:
+            continue
+        genders = {row.gender for row in group} & {"masculine", "feminine"}
+        named = [row for row in group if _named_apart(row, role)]
+        if len(genders) > 1 or len(named) > 1 or (named and not _mostly_role(named[0], role, people)):
+            out.extend(group)
+        else:
+            out.append(_merged(group, summarise))
+    return out
+
+
 def _joined(mapping: Dict[NameKey, NameKey], pairs: Iterable[Tuple[NameKey, NameKey]],
             weight: Mapping[NameKey, int]) -> Dict[NameKey, NameKey]:
     """``mapping`` with the characters of each pair one: the more mentioned one's key (pairs chain: union-find)."""
@@ -380,6 +447,7 @@ def merge_characters(entities: Sequence, summarise, people: AbstractSet[str] = f
         larger = max(sizes, key=sizes.get)  # two people: the entities of no gender go with the more mentioned
         for gender in sizes:
             merged.append(_merged(by_gender[gender] + (by_gender[""] if gender == larger else []), summarise))
+    merged = same_role_rows(merged, summarise, people)
     return sorted(merged, key=lambda e: (-e.n_mentions, e.mentions[0].stream_start))
 
 
@@ -399,5 +467,5 @@ def _merged(members: List, summarise):
     leader = max(members, key=lambda e: (e.n_mentions, -e.mentions[0].stream_start))
     records = sorted((r for e in members for r in e.mentions), key=lambda r: (r.stream_start, r.end))
     entity = summarise(leader.id, records)
-    entity.ids = sorted(e.id for e in members)
+    entity.ids = sorted({i for e in members for i in (e.ids or [e.id])})
     return entity

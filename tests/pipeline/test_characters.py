@@ -182,3 +182,35 @@ def test_a_role_word_does_not_begin_a_full_name_but_a_given_name_does():
     assert mapping[(0, ("ned",))] == (0, ("ned", "moffat"))
     assert character_keys(keys)[(0, ("witch",))] == (0, ("witch", "glinda"))  # (without roles: the old reading)
 
+
+
+def test_rows_mostly_called_by_one_role_of_one_place_are_one_character():
+    from spacy_entmem.pipeline.characters import role_of
+
+    people = {"witch", "king"}
+    assert role_of("the Good Witch of the North", people) == ("witch", "north")
+    assert role_of("The Witch of the North", people) == ("witch", "north")
+    assert role_of("the King of the Winged Monkeys", people) == ("king", "winged monkeys")
+    assert role_of("the Witch of the north", people) is None and role_of("the Land of Oz", people) is None
+
+    def nominal(entity, texts, gender=FEMININE, start=0):
+        records = _records(entity, texts, gender, start)
+        for record in records:
+            record.mention_type = "pronoun" if record.text in ("she", "he") else "nominal"
+        return records
+
+    witches = (nominal(0, ["the Witch of the North", "the Witch of the North", "she"])
+               + nominal(1, ["the Good Witch", "the Good Witch of the North", "she"], start=100)
+               + nominal(2, ["the Wicked Witch of the West", "the Wicked Witch of the West", "she"], start=200)
+               + nominal(3, ["the Witch of the East", "she"], start=300))
+    from spacy_entmem.pipeline.entities import summarise_all
+    from spacy_entmem.pipeline.characters import same_role_rows
+
+    rows = same_role_rows(summarise_all(witches), summarise, people)
+    assert sorted(row.ids or [row.id] for row in rows) == [[0, 1], [2], [3]]
+    # a man and a woman of one role, and two rows named apart, stay apart
+    kings = nominal(0, ["the King of Beasts", "he"], gender=MASCULINE) + nominal(1, ["the King of Beasts", "she"], start=50)
+    assert len(same_role_rows(summarise_all(kings), summarise, people)) == 2
+    named = (_records(0, ["Glinda", "Glinda", "the Good Witch of the South"]) +
+             _records(1, ["Ozma", "Ozma", "the Good Witch of the South"], start=100))
+    assert len(same_role_rows(summarise_all(named), summarise, people)) == 2
