@@ -7,8 +7,9 @@ Each key names its book (in ``--novels``) and the chapter pattern; the book is r
 one thread), in a process of its own so that its peak resident memory is its own. Reported per book: the
 characters' entities and the share of their name mentions in the largest entity (``character_keys``), the
 entities that merge two keyed characters, person entities in the table, tokens, words per second, peak
-resident memory, µs per token of the first and last tenth of the stream (by chapters), and where identity is
-lost (``identity_loss``: evictions, restarts of a name, singleton kinds). ``--settings`` passes entity_memory
+resident memory, µs per token of the first and last tenth of the stream (by chapters), the share of the
+first-person mentions in the row of who says them where a key names the narrator or a quotation's speaker, and
+where identity is lost (``identity_loss``: evictions, restarts of a name, singleton kinds). ``--settings`` passes entity_memory
 settings (JSON) to compare variants; ``--raw-table`` scores the memory's own entity ids, without the table's
 character merge; ``--pipeline DIR`` reads with another pipeline (a candidate memory in a copy of the default).
 """
@@ -28,7 +29,8 @@ def read_one(key_path: Path, novels: Path, settings: dict, raw_table: bool, tabl
 
     import spacy_entmem
     from spacy_entmem.books import split_chapters
-    from spacy_entmem.evaluation.character_keys import load_key, narrator_shares, score_entities, unquoted_first_person
+    from spacy_entmem.evaluation.character_keys import (load_key, narrator_shares, quoted_first_person, score_entities,
+                                                         speaker_shares, unquoted_first_person)
     from spacy_entmem.evaluation.identity_loss import IdentityLog
     from spacy_entmem.reader import Reader
 
@@ -45,13 +47,15 @@ def read_one(key_path: Path, novels: Path, settings: dict, raw_table: bool, tabl
     words = sum(len(chapter.text.split()) for chapter in chapters)
     started = time.perf_counter()
     last = started
-    first_person = []
+    first_person, quoted = [], []
     for chapter, doc in zip(chapters, reader.pipe((chapter.text for chapter in chapters), batch_size=1)):
         now = time.perf_counter()
         seconds.append(now - last)
         tokens.append(len(doc))
         log.add(doc, reader.tokens_read - len(doc))
         first_person.append((chapter.title, unquoted_first_person(doc)))
+        if chapter.title in key.speakers:
+            quoted.append((chapter.title, quoted_first_person(doc, key.speakers[chapter.title])))
         last = time.perf_counter()  # (the diagnosis is not timed)
     total = sum(seconds)
     if tables is not None:  # the stream's mention records, to score the table again without reading (--rescore)
@@ -79,6 +83,8 @@ def read_one(key_path: Path, novels: Path, settings: dict, raw_table: bool, tabl
         "merged_entities": len(score.merged),
         "misplaced_share": score.misplaced_share,
         "narrators": narrator_shares(key, first_person, entities, score),
+        "speakers": speaker_shares([pair for _, pairs in quoted for pair in pairs], entities, score),
+        "speakers_by_chapter": {title: speaker_shares(pairs, entities, score)["all"] for title, pairs in quoted},
         "characters": {c.character: {"found": c.found, "entities": c.entities, "largest_share": c.largest_share,
                                      "sizes": sorted(c.by_entity.values(), reverse=True)[:8],
                                      "names": [names_of(entities, e) for e in sorted(
@@ -152,7 +158,9 @@ def main() -> None:
               f"worst {result['worst_largest_share']:.3f}; merged {result['merged_entities']}; "
               f"misplaced {result['misplaced_share']:.3f}" + "".join(
                   f"; narrator {name}: {row['mentions']} unquoted I / me / my, {row['share']:.3f} in their row"
-                  for name, row in result["narrators"].items()))
+                  for name, row in result["narrators"].items()) + "".join(
+                  f"; keyed speakers' quoted I / me / my in their row: {row['share']:.3f} of {row['mentions']}"
+                  for name, row in result["speakers"].items() if name == "all"))
         for name, row in result["characters"].items():
             print(f"    {name:28s} found {row['found']:5d}  entities {row['entities']:4d}  largest "
                   f"{row['largest_share']:.3f}  sizes {row['sizes']}  {row['names']}")

@@ -58,7 +58,8 @@ def main() -> None:
                      "of_names_apart"),
                     ("titles of office read as given names (Mayor Elena Ortiz: neuter)", "office_titles"),
                     ("person_agreement with narrated names joining the narrator", "narrator_unnamed"),
-                    ("speaker_continuity without vocatives joining their addressee", "vocatives")]
+                    ("speaker_continuity without vocatives joining their addressee", "vocatives"),
+                    ("speakers without alternating turns", "alternating_turns")]
     variants += [(name, {"switches": {switch: False}}) for name, switch in switched_off]
     variants += [(f"binding: principle {principle} only", {"principles": [principle]})
                  for principle in ("A", "B", "C", "i-within-i")]

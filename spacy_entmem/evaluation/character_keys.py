@@ -33,6 +33,8 @@ class CharacterKey:
     characters: Dict[str, List[str]]
     path: Optional[Path] = None
     narrators: Dict[str, str] = field(default_factory=dict)  # chapter title (or "*": every other) → who says "I"
+    # chapter title → its keyed quotations in text order: (the words a quotation opens with, who says it)
+    speakers: Dict[str, List[Tuple[str, str]]] = field(default_factory=dict)
 
     def narrator_of(self, title: str) -> Optional[str]:
         """The character who narrates the chapter of this title in the first person (None: no such narrator, or
@@ -68,7 +70,15 @@ def load_key(path: Path) -> CharacterKey:
     if not isinstance(narrators, dict) or any(n not in data["characters"] for n in narrators.values()):
         raise ValueError(f"[spacy-entmem] character key {path}: 'narrators' maps chapter titles (or '*') to "
                          f"characters of the key, got {narrators!r}")
-    key = CharacterKey(data["book"], data.get("chapters"), data["characters"], Path(path), narrators)
+    speakers = data.get("speakers", {})
+    if not isinstance(speakers, dict) or not all(
+            isinstance(quotes, list) and all(isinstance(q, dict) and isinstance(q.get("opens"), str) and q["opens"].strip()
+                                             and q.get("speaker") in data["characters"] for q in quotes)
+            for quotes in speakers.values()):
+        raise ValueError(f"[spacy-entmem] character key {path}: 'speakers' maps chapter titles to lists of "
+                         "{'opens': the quotation's first words, 'speaker': a character of the key}")
+    key = CharacterKey(data["book"], data.get("chapters"), data["characters"], Path(path), narrators,
+                       {title: [(q["opens"], q["speaker"]) for q in quotes] for title, quotes in speakers.items()})
     key.name_index()
     return key
 
@@ -174,6 +184,47 @@ def unquoted_first_person(doc) -> List[int]:
     return [span._.entity_id for span in mentions if len(span) == 1
             and PRONOUN_CLASS.get(span[0].lower_) == FIRST_SINGULAR
             and not quoted[span.start] and span._.entity_id is not None]
+
+
+def quoted_first_person(doc, quotations: Sequence[Tuple[str, str]]) -> List[Tuple[str, List[int]]]:
+    """Per keyed quotation of a chapter (``quotations``: the words it opens with, in text order, and its speaker), the
+    speaker and the entity ids of the first-person singular mentions inside it. A quotation is found by its opening
+    words (spaces and line breaks between them as in the text) after the one before it; one not found is an error
+    that names it."""
+    import re
+
+    from ..linguistics.speakers import read_quotations
+    from ..linguistics.values import FIRST_SINGULAR, PRONOUN_CLASS
+
+    _, quotes = read_quotations([token.lower_ for token in doc])
+    by_start = {span.start: span._.entity_id for span in doc._.coref_mentions or [] if len(span) == 1
+                and PRONOUN_CLASS.get(span[0].lower_) == FIRST_SINGULAR and span._.entity_id is not None}
+    found, position = [], 0
+    for opens, speaker in quotations:
+        match = re.compile(r"\s+".join(re.escape(word) for word in opens.split())).search(doc.text, position)
+        token = None if match is None else doc.char_span(match.start(), match.end(), alignment_mode="expand")
+        quote = None if token is None else next((q for q in quotes if q[0] <= token.start <= q[1]), None)
+        if quote is None:
+            raise ValueError(f"[spacy-entmem] speaker key: no quotation opening with {opens!r} after character "
+                             f"{position} of the chapter")
+        position = match.end()
+        found.append((speaker, [by_start[i] for i in range(quote[0], quote[1] + 1) if i in by_start]))
+    return found
+
+
+def speaker_shares(quoted: Sequence[Tuple[str, List[int]]], entities: Sequence[Entity],
+                   score: BookScore) -> Dict[str, Dict[str, float]]:
+    """Per speaker of the key's quotations (``quoted``: ``quoted_first_person`` of each keyed chapter, joined), how
+    many quoted first-person mentions it says and the share of them in its row, the row that holds most of its name
+    mentions; "all" sums them."""
+    row_of = {memory_id: entity.id for entity in entities for memory_id in (entity.ids or [entity.id])}
+    largest = {c.character: c.largest_entity for c in score.characters}
+    counts: Dict[str, List[int]] = defaultdict(lambda: [0, 0])
+    for speaker, ids in quoted:
+        for name in (speaker, "all"):
+            counts[name][0] += len(ids)
+            counts[name][1] += sum(row_of.get(i) == largest.get(speaker) for i in ids)
+    return {name: {"mentions": n, "share": in_row / n if n else 0.0} for name, (n, in_row) in counts.items()}
 
 
 def narrator_shares(key: CharacterKey, chapters: Sequence[Tuple[str, List[int]]], entities: Sequence[Entity],

@@ -145,7 +145,36 @@ def quotation_speakers(lower: Sequence[str], candidates: Sequence[Span],
         after, after_end = _after(lower, close, by_start)
         speakers.append(speaker if speaker is not None else after)
         continued, continued_at = after, after_end
+    if switches.active().alternating_turns:
+        speakers = alternating_speakers(lower, quotes if quotes is not None else quotations(lower), speakers)
     return speakers
+
+
+def _next_turn(lower: Sequence[str], close: int, opening: int, breaks: int) -> bool:
+    """Whether a quotation opening at ``opening`` begins the paragraph after the one in which the quotation closing
+    at ``close`` stands: one paragraph break between them (a token of ``breaks`` line breaks or more), right before
+    the opening mark; what comes before it (the attribution, "returned the young lady.") is narration of that turn."""
+    gap = lower[close + 1:opening]
+    paragraph_breaks = [k for k, word in enumerate(gap) if word.count("\n") >= breaks]
+    return paragraph_breaks == [len(gap) - 1]
+
+
+def alternating_speakers(lower: Sequence[str], quotes: Sequence[Span],
+                         speakers: List[Optional[Span]]) -> List[Optional[Span]]:
+    """``speakers`` with each unattributed quotation of a two-person exchange given the speaker of the turn before
+    the last: where it begins the paragraph after the quotation before it, as that one does after the one before it
+    (``_next_turn``), and those two have speakers with other words ("“…,” returned the young lady. / “I'm not Mr.
+    Laurence, I'm only Laurie.”" after the boy spoke: the boy). An inferred speaker counts for the turns after it."""
+    out = list(speakers)
+    words = [None if speaker is None else tuple(lower[speaker[0]:speaker[1]]) for speaker in out]
+    breaks = 2 if any(word.count("\n") >= 2 for word in lower) else 1  # (as ``read_quotations`` reads paragraphs)
+    for q in range(2, len(quotes)):
+        if out[q] is not None or out[q - 1] is None or out[q - 2] is None or words[q - 1] == words[q - 2]:
+            continue
+        if _next_turn(lower, quotes[q - 1][1], quotes[q][0], breaks) and \
+                _next_turn(lower, quotes[q - 2][1], quotes[q - 1][0], breaks):
+            out[q], words[q] = out[q - 2], words[q - 2]
+    return out
 
 
 def _told(lower: Sequence[str], close: int, by_start: Dict[int, List[Span]]) -> Optional[Span]:

@@ -44,6 +44,7 @@ class GrammarSwitches:
     office_titles: bool = True  # a title of office ("Mayor Elena Ortiz") is no given name: it gives no gender
     vocatives: bool = True  # speaker continuity: a vocative said to the narrator ("“…,” said I. “Jim, …”") joins it
     narrator_unnamed: bool = True  # person agreement: an unquoted name never joins an unnamed narrator's I
+    alternating_turns: bool = True  # speakers: an unattributed turn of a two-person exchange is the speaker two back
     principles: Tuple[str, ...] = PRINCIPLES  # the binding principles read
 
     @classmethod

@@ -103,3 +103,35 @@ def test_unquoted_first_person_mentions_are_scored_against_the_narrators_row(tmp
     shares = narrator_shares(key, [("1", [1, 2]), ("16", [2, 2, 9]), ("front matter", [0])], entities,
                              score_entities(entities, key))
     assert shares == {"Jim": {"mentions": 2, "share": 0.5}, "Doctor": {"mentions": 3, "share": 2 / 3}}
+
+
+def test_a_keys_quotations_are_found_by_their_opening_words_and_scored_against_the_speakers_row(tmp_path):
+    import spacy
+    from spacy.tokens import SpanGroup
+
+    import spacy_entmem  # noqa: F401  (the extension attributes)
+    from spacy_entmem.evaluation.character_keys import quoted_first_person, speaker_shares
+
+    doc = spacy.blank("en")('"I go now," said Jo.\n\n"Me too.  My hat!"\n\nI left.')
+    #                        0 1 2  3  4 5  6   7  8 9    10 11 12 13 14 15 16 17 18 19   20 21
+    i_jo, me, my, narrator = doc[1:2], doc[11:12], doc[15:16], doc[20:21]
+    assert [t.text for t in (i_jo, me, my, narrator)] == ["I", "Me", "My", "I"]
+    doc.spans["coref_mentions"] = SpanGroup(doc, name="coref_mentions", spans=[i_jo, me, my, narrator],
+                                            attrs={"entity_ids": [0, 5, 6, 7], "entity_memory": "mentions"})
+    found = quoted_first_person(doc, [("I go", "Jo"), ("Me\ntoo.", "Laurie")])  # (any spacing between the words)
+    assert found == [("Jo", [0]), ("Laurie", [5, 6])]  # the unquoted "I" is no one's quotation
+    with pytest.raises(ValueError, match="no quotation opening with 'I left'"):
+        quoted_first_person(doc, [("I left", "Jo")])
+    path = tmp_path / "key.json"
+    path.write_text(json.dumps({"book": "b.txt", "characters": {"Jo": ["Jo"], "Laurie": ["Laurie"]},
+                                "speakers": {"CHAPTER ONE": [{"opens": "I go", "speaker": "Jo"}]}}))
+    key = load_key(path)
+    assert key.speakers == {"CHAPTER ONE": [("I go", "Jo")]}
+    entities = [_entity(0, ["Jo", "Jo", "I"]), _entity(5, ["Laurie", "me"])]
+    shares = speaker_shares(found, entities, score_entities(entities, key))
+    assert shares == {"Jo": {"mentions": 1, "share": 1.0}, "Laurie": {"mentions": 2, "share": 0.5},
+                      "all": {"mentions": 3, "share": 2 / 3}}
+    path.write_text(json.dumps({"book": "b.txt", "characters": {"Jo": ["Jo"]},
+                                "speakers": {"CHAPTER ONE": [{"opens": "I go", "speaker": "Amy"}]}}))
+    with pytest.raises(ValueError, match="'speakers' maps chapter titles"):
+        load_key(path)

@@ -50,6 +50,25 @@ def test_a_wrapped_line_inside_a_paragraph_does_not_end_a_quotation_but_a_blank_
     assert flags == [True, True, False, False, False, False] and quotes == [(0, 1)]
 
 
+def test_an_unattributed_turn_of_a_two_person_exchange_is_spoken_by_the_speaker_two_turns_back():
+    """"“…?” asked the boy. / “…,” returned the lady. / “I am Laurie.” / “What a name.”": the third turn is the boy's,
+    the fourth the lady's (an inferred speaker counts on); a narration paragraph between turns, or one speaker for
+    both turns before, infers nothing."""
+    words = ['"', "cat", "?", '"', "asked", "the", "boy", ".", "\n\n", '"', "nicely", ",", '"', "returned", "the",
+             "lady", ".", "\n\n", '"', "i", "am", "laurie", ".", '"', "\n\n", '"', "what", "a", "name", '"']
+    #        the boy (5, 7), the lady (14, 16), i (19, 20)
+    candidates = [(5, 7), (14, 16), (19, 20)]
+    assert quotation_speakers(words, candidates) == [(5, 7), (14, 16), (5, 7), (14, 16)]
+    with switched_off("alternating_turns"):
+        assert quotation_speakers(words, candidates) == [(5, 7), (14, 16), None, None]
+    narrated = words[:18] + ["she", "smiled", ".", "\n\n"] + words[18:]
+    assert quotation_speakers(narrated, [(5, 7), (14, 16)]) == [(5, 7), (14, 16), None, None]
+    same = words[:14] + ["the", "boy"] + words[16:]
+    assert quotation_speakers(same, [(5, 7), (14, 16)]) == [(5, 7), (14, 16), None, None]
+    wrapped = words[:8] + ["\n"] + words[9:]  # a wrapped line in a text of blank-line paragraphs: one paragraph
+    assert quotation_speakers(wrapped, candidates) == [(5, 7), (14, 16), None, None]
+
+
 def test_a_speech_verb_after_the_quotation_attributes_it_to_the_mention_after_or_before_the_verb():
     words = _words('“ I can not stay , ” said Harry Potter .')
     #               0 1  2   3   4    5 6  7    8     9
