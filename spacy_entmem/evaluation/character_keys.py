@@ -173,17 +173,23 @@ def score_entities(entities: Sequence[Entity], key: CharacterKey, main: Optional
     return BookScore(scores, sorted(merged), people, misplaced, keyed)
 
 
-def unquoted_first_person(doc) -> List[int]:
-    """The entity ids (``Span._.entity_id``) of the doc's first-person singular mentions outside quotations: in a
-    first-person book, the narrator's."""
+def _first_person_mentions(doc) -> Tuple[List[bool], List[Tuple[int, int]], Dict[int, int]]:
+    """The doc's quotation flags and quotations (``read_quotations``), and its first-person singular mentions (I /
+    me / my …, one token, with an entity id): their start token → their entity id (``Span._.entity_id``)."""
     from ..linguistics.speakers import read_quotations
     from ..linguistics.values import FIRST_SINGULAR, PRONOUN_CLASS
 
-    quoted, _ = read_quotations([token.lower_ for token in doc])
-    mentions = doc._.coref_mentions or []
-    return [span._.entity_id for span in mentions if len(span) == 1
-            and PRONOUN_CLASS.get(span[0].lower_) == FIRST_SINGULAR
-            and not quoted[span.start] and span._.entity_id is not None]
+    quoted, quotes = read_quotations([token.lower_ for token in doc])
+    first_person = {span.start: span._.entity_id for span in doc._.coref_mentions or [] if len(span) == 1
+                    and PRONOUN_CLASS.get(span[0].lower_) == FIRST_SINGULAR and span._.entity_id is not None}
+    return quoted, quotes, first_person
+
+
+def unquoted_first_person(doc) -> List[int]:
+    """The entity ids (``Span._.entity_id``) of the doc's first-person singular mentions outside quotations: in a
+    first-person book, the narrator's."""
+    quoted, _, first_person = _first_person_mentions(doc)
+    return [entity for start, entity in first_person.items() if not quoted[start]]
 
 
 def quoted_first_person(doc, quotations: Sequence[Tuple[str, str]]) -> List[Tuple[str, List[int]]]:
@@ -193,12 +199,7 @@ def quoted_first_person(doc, quotations: Sequence[Tuple[str, str]]) -> List[Tupl
     that names it."""
     import re
 
-    from ..linguistics.speakers import read_quotations
-    from ..linguistics.values import FIRST_SINGULAR, PRONOUN_CLASS
-
-    _, quotes = read_quotations([token.lower_ for token in doc])
-    by_start = {span.start: span._.entity_id for span in doc._.coref_mentions or [] if len(span) == 1
-                and PRONOUN_CLASS.get(span[0].lower_) == FIRST_SINGULAR and span._.entity_id is not None}
+    _, quotes, by_start = _first_person_mentions(doc)
     found, position = [], 0
     for opens, speaker in quotations:
         match = re.compile(r"\s+".join(re.escape(word) for word in opens.split())).search(doc.text, position)
@@ -217,13 +218,21 @@ def speaker_shares(quoted: Sequence[Tuple[str, List[int]]], entities: Sequence[E
     """Per speaker of the key's quotations (``quoted``: ``quoted_first_person`` of each keyed chapter, joined), how
     many quoted first-person mentions it says and the share of them in its row, the row that holds most of its name
     mentions; "all" sums them."""
+    return _shares_in_rows(quoted, entities, score, total="all")
+
+
+def _shares_in_rows(said: Iterable[Tuple[str, List[int]]], entities: Sequence[Entity], score: BookScore,
+                    total: Optional[str] = None) -> Dict[str, Dict[str, float]]:
+    """Per character of ``said`` (pairs of a character and the entity ids of mentions it says), how many mentions
+    and the share of them in its row, the row that holds most of its name mentions; with ``total``, that name sums
+    them all."""
     row_of = {memory_id: entity.id for entity in entities for memory_id in (entity.ids or [entity.id])}
     largest = {c.character: c.largest_entity for c in score.characters}
     counts: Dict[str, List[int]] = defaultdict(lambda: [0, 0])
-    for speaker, ids in quoted:
-        for name in (speaker, "all"):
+    for character, ids in said:
+        for name in (character,) if total is None else (character, total):
             counts[name][0] += len(ids)
-            counts[name][1] += sum(row_of.get(i) == largest.get(speaker) for i in ids)
+            counts[name][1] += sum(row_of.get(i) == largest.get(character) for i in ids)
     return {name: {"mentions": n, "share": in_row / n if n else 0.0} for name, (n, in_row) in counts.items()}
 
 
@@ -232,14 +241,6 @@ def narrator_shares(key: CharacterKey, chapters: Sequence[Tuple[str, List[int]]]
     """Per narrator of the key: how many unquoted first-person mentions its chapters hold (``chapters``: each
     chapter's title and ``unquoted_first_person`` ids) and the share of them in the narrator's row, the row that
     holds most of the narrator's name mentions."""
-    row_of = {memory_id: entity.id for entity in entities for memory_id in (entity.ids or [entity.id])}
-    largest = {c.character: c.largest_entity for c in score.characters}
-    counts: Dict[str, List[int]] = defaultdict(lambda: [0, 0])
-    for title, ids in chapters:
-        narrator = key.narrator_of(title)
-        if narrator is None:
-            continue
-        counts[narrator][0] += len(ids)
-        counts[narrator][1] += sum(row_of.get(i) == largest.get(narrator) for i in ids)
-    return {narrator: {"mentions": n, "share": in_row / n if n else 0.0} for narrator, (n, in_row) in counts.items()}
+    said = ((key.narrator_of(title), ids) for title, ids in chapters)
+    return _shares_in_rows([(narrator, ids) for narrator, ids in said if narrator is not None], entities, score)
 

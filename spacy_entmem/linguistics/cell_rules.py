@@ -103,6 +103,12 @@ def addressed_vocatives(attrs: numpy.ndarray) -> numpy.ndarray:
     return (attrs[..., PRONOUN] == 0) & (attrs[..., QUOTED] == 1) & (attrs[..., SPEAKER.start] >= 0)
 
 
+def speaker_followers(attrs: numpy.ndarray) -> numpy.ndarray:
+    """attrs (..., A) → (...) bool: the candidates the speaker-continuity rule joins to the span in their ``SPEAKER``
+    columns: a quoted I / you (``speaker_pronouns``) or a vocative (``addressed_vocatives``)."""
+    return speaker_pronouns(attrs) | addressed_vocatives(attrs)
+
+
 def apposed_names(attrs: numpy.ndarray) -> numpy.ndarray:
     """attrs (..., A) → (...) bool: the candidates that are a name in apposition with the nominal candidate
     right before them ("her sister Jane")."""

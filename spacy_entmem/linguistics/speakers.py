@@ -34,6 +34,12 @@ ATTRIBUTION_GAP = {",", ":"}  # what may stand between a quotation mark and its 
 EXCHANGE_GAP = 40
 
 
+def paragraph_newlines(newline_counts: Sequence[int]) -> int:
+    """How many line breaks end a paragraph, given each token's count of them: 2 (a blank line) in a text that has
+    one, else 1 (one paragraph per line)."""
+    return 2 if any(n >= 2 for n in newline_counts) else 1
+
+
 def read_quotations(lower: Sequence[str]) -> Tuple[List[bool], List[Span]]:
     """One pass over the words (lowercased; quotation marks and line breaks have no case): per token whether it
     stands inside a quotation, marks included (straight quotes toggle, curly and PTB quotes open and close; a
@@ -49,7 +55,7 @@ def read_quotations(lower: Sequence[str]) -> Tuple[List[bool], List[Span]]:
     found: List[Span] = []
     opened, kind = -1, ""
     newlines = [text.count("\n") for text in lower]
-    breaks = 2 if any(n >= 2 for n in newlines) else 1  # the newlines that end a paragraph
+    breaks = paragraph_newlines(newlines)
     for i, text in enumerate(lower):
         if newlines[i] >= breaks and opened >= 0:
             found.append((opened, i - 1))
@@ -136,9 +142,10 @@ def quotation_speakers(lower: Sequence[str], candidates: Sequence[Span],
     """Per quotation (``quotes``, else ``quotations(lower)``), the candidate span attributed as its speaker, or
     None. Candidates holding a quotation mark are not speakers."""
     by_start, by_end = _candidates_by_edge(lower, candidates)
+    quotes = quotations(lower) if quotes is None else quotes
     speakers: List[Optional[Span]] = []
     continued, continued_at = None, -1  # the last after-attribution's speaker and the token after it
-    for opening, close in quotations(lower) if quotes is None else quotes:
+    for opening, close in quotes:
         speaker = _before(lower, opening, by_end)
         if speaker is None and continued is not None and _continues(lower, continued_at, opening):
             speaker = continued  # "…," said Harry, "…"
@@ -146,7 +153,7 @@ def quotation_speakers(lower: Sequence[str], candidates: Sequence[Span],
         speakers.append(speaker if speaker is not None else after)
         continued, continued_at = after, after_end
     if switches.active().alternating_turns:
-        speakers = alternating_speakers(lower, quotes if quotes is not None else quotations(lower), speakers)
+        speakers = alternating_speakers(lower, quotes, speakers)
     return speakers
 
 
@@ -167,7 +174,7 @@ def alternating_speakers(lower: Sequence[str], quotes: Sequence[Span],
     Laurence, I'm only Laurie.”" after the boy spoke: the boy). An inferred speaker counts for the turns after it."""
     out = list(speakers)
     words = [None if speaker is None else tuple(lower[speaker[0]:speaker[1]]) for speaker in out]
-    breaks = 2 if any(word.count("\n") >= 2 for word in lower) else 1  # (as ``read_quotations`` reads paragraphs)
+    breaks = paragraph_newlines([word.count("\n") for word in lower])  # (as ``read_quotations`` reads paragraphs)
     for q in range(2, len(quotes)):
         if out[q] is not None or out[q - 1] is None or out[q - 2] is None or words[q - 1] == words[q - 2]:
             continue

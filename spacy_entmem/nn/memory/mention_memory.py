@@ -34,9 +34,8 @@ from ...linguistics import switches
 from ...linguistics.cell_rules import (CELL_CLASH_RULES, GENDER_AGREEMENT, IS_PERSONAL_GENDER, IS_SPOKEN_PERSON,
                                        N_PRONOUN_CLASSES, NUMBER_AGREEMENT, NUMBER_RULES, PAIR_FEATURE_SIZES,
                                        PARSE_FEATURE_SIZES, PLURAL_THEY_WINDOW, SPOKEN_PERSONS, THEY, TIME_EXPRESSION,
-                                       CellRules, addressed_vocatives, apposed_names, complement_keys,
-                                       complements_clash, is_name, narrator_pronouns, speaker_pronouns, speaking,
-                                       third_person, titles_clash)
+                                       CellRules, apposed_names, complement_keys, complements_clash, is_name,
+                                       narrator_pronouns, speaker_followers, speaking, third_person, titles_clash)
 from ...linguistics.columns import (APPOSED, BINDER, GENDER, HEAD, INANIMATE, NAME_WORDS, NORM, NOUN_NUMBER, NUMBER,
                                     OF_WORDS, PERSON, PRONOUN, PROPER, QUOTED, REPORTER, ROLE, ROOT, SENTENCE, SPEAKER,
                                     TITLE, TURN, VOICE)
@@ -85,7 +84,7 @@ def speaker_steps(spans: numpy.ndarray, attrs: numpy.ndarray) -> numpy.ndarray:
     """(B, M) for each quoted I / me / my with an attributed speaker, the step of the candidate that is that
     speaker span (for a quoted you / your or a vocative, its addressee's); -1 elsewhere and where the speaker span
     is no candidate (pruned, say)."""
-    return span_steps(spans, attrs, speaker_pronouns(attrs) | addressed_vocatives(attrs), SPEAKER)
+    return span_steps(spans, attrs, speaker_followers(attrs), SPEAKER)
 
 
 def follower_steps(leaders: Optional[numpy.ndarray]) -> Optional[numpy.ndarray]:
@@ -545,7 +544,7 @@ class MentionMemory(nn.Module):
         if self.narrator_continuity:
             pruned &= ~narrator_pronouns(attrs)
         if self.speaker_continuity:
-            pruned &= ~(speaker_pronouns(attrs) | addressed_vocatives(attrs))
+            pruned &= ~speaker_followers(attrs)
         if self.apposition_continuity:
             pruned &= ~apposed_names(attrs)
         return pruned
