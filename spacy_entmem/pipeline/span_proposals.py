@@ -27,7 +27,7 @@ as GUM's); a doc with no parse gets none.
 from typing import AbstractSet, Any, Callable, Dict, Iterable, Optional
 
 import numpy
-from spacy.attrs import IS_ALPHA, IS_TITLE, IS_UPPER, LENGTH, LOWER, ORTH, SENT_START, TAG
+from spacy.attrs import LOWER, ORTH, SENT_START, TAG
 from spacy.language import Language
 from spacy.lexeme import Lexeme
 from spacy.pipeline.span_finder import DEFAULT_SPAN_FINDER_MODEL, SpanFinder
@@ -134,23 +134,25 @@ def candidate_pairs(starts: numpy.ndarray, ends: numpy.ndarray, segment: numpy.n
     return numpy.stack([pair_starts[same], pair_ends[same]], axis=1).reshape(-1, 2)
 
 
-# as doc.to_array([TAG]) gives them
-COMMON_NOUN_TAG_IDS = numpy.asarray(sorted(hash_string(tag) for tag in COMMON_NOUN_TAGS), dtype="uint64")
 NOT_IN_PHRASE = frozenset({"cc", "conj", "punct", "appos"})  # right dependents that end a noun's own phrase
 # the places of a noun in the parse, and the tags a word with a determiner in such a place may rightly have (a
 # noun, a name, a verb, a pronoun: anything else is a tagger's error on a rare noun, ``mistagged_person_noun``)
 NOMINAL_PLACES = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "dative", "attr", "appos", "conj"})
 MISTAKABLE_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "MD", "PRP",
                              "PRP$", "WP", "EX", "DT"})
-MISTAKABLE_TAG_IDS = numpy.asarray(sorted(hash_string(tag) for tag in MISTAKABLE_TAGS), dtype="uint64")
+
+VERB_TAGS = frozenset({"VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "MD"})
+# bits of a tag's classes (``tag_bits``)
+COMMON_NOUN_TAG_BIT, MISTAKABLE_TAG_BIT, VERB_TAG_BIT = 1, 2, 4
+TAG_BITS = {hash_string(tag): (COMMON_NOUN_TAG_BIT * (tag in COMMON_NOUN_TAGS) + MISTAKABLE_TAG_BIT * (tag in MISTAKABLE_TAGS)
+                               + VERB_TAG_BIT * (tag in VERB_TAGS))
+            for tag in COMMON_NOUN_TAGS | MISTAKABLE_TAGS | VERB_TAGS}
 
 
-# whether a candidate whose parse root is a verb (a whole clause the finder proposed: "The lawyer thanked the
-# witness and paid him") is left out of what covers a noun (off in an ablation)
-# seventh round: nor is a candidate that is no constituent, running past its root's subtree ("the traveller and
-# helped him" of "The porter greeted the traveller and helped him"; an ablation's switch)
-VERB_TAG_IDS = numpy.asarray(sorted(hash_string(tag) for tag in ("VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "MD")),
-                             dtype="uint64")
+def tag_bits(tags: numpy.ndarray) -> numpy.ndarray:
+    """(len(tags),) int64: the classes (``TAG_BITS``) of tag hashes as ``doc.to_array([TAG])`` gives them (a dict
+    lookup per token: ``numpy.isin`` sorts its inputs each call, which cost more than the lookups on a paragraph)."""
+    return numpy.fromiter((TAG_BITS.get(tag, 0) for tag in tags.tolist()), dtype="int64", count=len(tags))
 
 
 # Measured reason (GUM dev +0.01 / +0.02, LitBank dev unchanged): the suite's eighth set, whose role-noun items
@@ -178,9 +180,10 @@ def noun_phrase_pairs(doc: Doc, pairs: numpy.ndarray, segment: numpy.ndarray, lo
         return numpy.zeros((0, 2), dtype="int64")
     tags, lower = doc.to_array([TAG, LOWER]).reshape(-1, 2).T
     strings, lower = doc.vocab.strings, lower.tolist()
-    nounlike = numpy.isin(tags, COMMON_NOUN_TAG_IDS)
+    classes = tag_bits(tags)
+    nounlike = (classes & COMMON_NOUN_TAG_BIT) > 0
     if nouns is not None:  # a noun for people the tagger did not read as a noun ("the dispatcher" tagged CD)
-        unexpected = numpy.flatnonzero(~nounlike & ~numpy.isin(tags, MISTAKABLE_TAG_IDS)).tolist()
+        unexpected = numpy.flatnonzero((classes & (COMMON_NOUN_TAG_BIT | MISTAKABLE_TAG_BIT)) == 0).tolist()
         nounlike[[i for i in unexpected if strings[lower[i]] in nouns and mistagged_person_noun(doc[i], nouns)]] = True
     wanted = numpy.asarray([i for i in numpy.flatnonzero(nounlike).tolist()
                             if nouns is None or names_people(strings[lower[i]], tags[i] == PLURAL_NOUN_TAG, nouns)],
@@ -192,7 +195,7 @@ def noun_phrase_pairs(doc: Doc, pairs: numpy.ndarray, segment: numpy.ndarray, lo
     if switches.active().clauses_cover_nothing and len(pairs):
         heads = token_heads(doc)
         roots = [root_of(heads, start, end + 1) for start, end in pairs.tolist()]
-        keep = ~numpy.isin(tags[roots], VERB_TAG_IDS)
+        keep = (classes[roots] & VERB_TAG_BIT) == 0
         if switches.active().fragments_cover_nothing:
             keep &= numpy.asarray([doc[root].left_edge.i <= start and end <= doc[root].right_edge.i
                                    for root, (start, end) in zip(roots, pairs.tolist())], dtype=bool)
@@ -217,8 +220,7 @@ def noun_phrase_pairs(doc: Doc, pairs: numpy.ndarray, segment: numpy.ndarray, lo
 
 def title_words(doc: Doc) -> numpy.ndarray:
     """(len(doc),) bool: the capitalised alphabetic words ("Alan", not "ALAN", "1936" or "alan")."""
-    title, alpha = doc.to_array([IS_TITLE, IS_ALPHA]).reshape(-1, 2).T
-    return (title == 1) & (alpha == 1)
+    return (word_bits(doc) & TITLED_BIT) > 0
 
 
 def name_run_pairs(doc: Doc, starts: numpy.ndarray, segment: numpy.ndarray) -> numpy.ndarray:
@@ -247,19 +249,6 @@ def capitalised_run_ends(titled: numpy.ndarray, segment: Optional[numpy.ndarray]
     return numpy.minimum.accumulate(stops[::-1])[::-1]
 
 
-NOT_A_CLAUSE_WORD, VERB_WORD, ADVERB_WORD = 0, 1, 2
-
-
-def _clause_word_kind(lex: Lexeme) -> int:
-    """VERB_WORD for a past-tense -ed word or one of ``CLAUSE_VERBS``, ADVERB_WORD for a lowercase -ly word or
-    one of ``CLAUSE_ADVERBS``, else NOT_A_CLAUSE_WORD."""
-    if (lex.lower_.endswith("ed") and len(lex.orth_) > 3 and lex.is_lower) or lex.lower_ in CLAUSE_VERBS:
-        return VERB_WORD
-    if (lex.orth_.endswith("ly") and len(lex.orth_) > 3 and lex.is_lower) or lex.orth_ in CLAUSE_ADVERBS:
-        return ADVERB_WORD
-    return NOT_A_CLAUSE_WORD
-
-
 def cut_name_clauses(doc: Doc, pairs: numpy.ndarray) -> numpy.ndarray:
     """``pairs`` where a span that begins with a run of two or more capitalised words followed by a verb
     ("Alan Turing studied mathematics": a past-tense -ed word or a common verb), perhaps after one adverb
@@ -267,9 +256,8 @@ def cut_name_clauses(doc: Doc, pairs: numpy.ndarray) -> numpy.ndarray:
     ("Alan Turing"); duplicates removed, sorted by start then end."""
     if not len(pairs):
         return pairs
-    titled = title_words(doc)
-    kind = lexeme_flags(doc, _clause_word_kind, dtype="int8")  # one pass over the doc's words for both
-    verb, adverb = kind == VERB_WORD, kind == ADVERB_WORD
+    bits = word_bits(doc)
+    titled, verb, adverb = (bits & TITLED_BIT) > 0, (bits & VERB_WORD_BIT) > 0, (bits & ADVERB_WORD_BIT) > 0
     run_end = capitalised_run_ends(titled)
     starts, ends = pairs[:, 0], pairs[:, 1]
     last = run_end[starts]
@@ -278,22 +266,19 @@ def cut_name_clauses(doc: Doc, pairs: numpy.ndarray) -> numpy.ndarray:
     cut = titled[starts] & (last > starts) & (last < ends) & verb[after]
     out = pairs.copy()
     out[cut, 1] = last[cut]
-    return numpy.unique(out, axis=0)
-
-
-def word_hashes(words: Iterable[str]) -> numpy.ndarray:
-    """The words' string hashes, as ``doc.to_array([LOWER])`` holds them (for ``numpy.isin``)."""
-    return numpy.asarray(sorted(hash_string(word) for word in words), dtype="uint64")
-
-
-PRONOUN_HASHES = word_hashes(PRONOUNS)
-PRONOUN_START_HASHES, PRONOUN_END_HASHES = word_hashes(PRONOUN_STARTS), word_hashes(PRONOUN_ENDS)
-DETERMINER_END_HASHES, CLAUSE_OPENER_HASHES = word_hashes(DETERMINER_ENDS), word_hashes(CLAUSE_OPENERS)
+    return unique_pairs(out, len(doc))
 
 
 def pronoun_tokens(doc: Doc) -> numpy.ndarray:
     """(len(doc),) bool: the tokens whose lowercased form is a personal pronoun (``PRONOUNS``)."""
-    return numpy.isin(doc.to_array([LOWER]).reshape(-1), PRONOUN_HASHES)
+    return (word_bits(doc) & PRONOUN_BIT) > 0
+
+
+def unique_pairs(pairs: numpy.ndarray, n_tokens: int) -> numpy.ndarray:
+    """(start, end) pairs of tokens of a doc of ``n_tokens``, duplicates removed, sorted by start then end (as
+    ``numpy.unique(pairs, axis=0)``, on one integer per pair: a tenth of its cost on a paragraph's pairs)."""
+    codes = numpy.unique(pairs[:, 0] * (n_tokens + 1) + pairs[:, 1])
+    return numpy.stack([codes // (n_tokens + 1), codes % (n_tokens + 1)], axis=1).astype("int64").reshape(-1, 2)
 
 
 def capitalised_run_starts(titled: numpy.ndarray) -> numpy.ndarray:
@@ -311,26 +296,56 @@ def pronoun_bounded(doc: Doc, pairs: numpy.ndarray) -> numpy.ndarray:
     right after one of ``CLAUSE_OPENERS`` inside the span ("Tuesday that Tim Cook")."""
     if not len(pairs):
         return numpy.zeros(0, dtype=bool)
-    lower, upper, length = doc.to_array([LOWER, IS_UPPER, LENGTH]).reshape(-1, 3).T
-    pronoun = ~((upper == 1) & (length > 1))
-
+    bits = word_bits(doc)
     starts, ends = pairs[:, 0], pairs[:, 1]
-    begins = numpy.isin(lower[starts], PRONOUN_START_HASHES) & pronoun[starts]
-    finishes = numpy.isin(lower[ends], PRONOUN_END_HASHES) & pronoun[ends]
-    determiner = numpy.isin(lower[ends], DETERMINER_END_HASHES) & pronoun[ends]
-    titled = title_words(doc)
+    begins = (bits[starts] & PRONOUN_START_BIT) > 0
+    finishes = (bits[ends] & (PRONOUN_END_BIT | DETERMINER_END_BIT)) > 0
+    titled = (bits & TITLED_BIT) > 0
     opener = capitalised_run_starts(titled)[ends] - 1
-    subject = titled[ends] & (opener > starts) & numpy.isin(lower[numpy.maximum(opener, 0)], CLAUSE_OPENER_HASHES)
-    return (ends > starts) & (begins | finishes | determiner | subject)
+    subject = titled[ends] & (opener > starts) & ((bits[numpy.maximum(opener, 0)] & CLAUSE_OPENER_BIT) > 0)
+    return (ends > starts) & (begins | finishes | subject)
 
 
-def lexeme_flags(doc: Doc, test: Callable[[Lexeme], Any], dtype: Any = bool) -> numpy.ndarray:
-    """(len(doc),) ``test`` of each token's lexeme (bool, or ``dtype``), called once per distinct word of the doc
-    (the per-token Python loop was a seventh of the default pipeline's time on GAP paragraphs)."""
-    orths, index = numpy.unique(doc.to_array([ORTH]).reshape(-1), return_inverse=True)
-    vocab = doc.vocab
-    return numpy.fromiter((test(vocab[orth]) for orth in orths.tolist()), dtype=dtype,
-                          count=len(orths))[index.reshape(-1)]
+# bits of a word's flags (``word_bits``): what the finder's rules test of a token's word
+(PRONOUN_BIT, PRONOUN_START_BIT, PRONOUN_END_BIT, DETERMINER_END_BIT, CLAUSE_OPENER_BIT, TITLED_BIT, VERB_WORD_BIT,
+ ADVERB_WORD_BIT, SPLIT_BIT, SENTENCE_FINAL_BIT) = (1 << k for k in range(10))
+WORD_BITS_LIMIT = 1_000_000  # distinct words kept before the table starts again (a bound on its memory)
+_word_bits_by_orth: Dict[int, int] = {}
+
+
+def _bits_of_word(lex: Lexeme) -> int:
+    """A word's flags: a personal pronoun (``PRONOUNS``) and one of ``PRONOUN_STARTS`` / ``PRONOUN_ENDS`` /
+    ``DETERMINER_ENDS`` / ``CLAUSE_OPENERS`` by its lowercased form (an all-capital word of two letters or more,
+    "US", "IT", is none of the last four); capitalised and alphabetic ("Alan", not "ALAN", "1936" or "alan"); a
+    clause's verb (a lowercase past-tense -ed word or one of ``CLAUSE_VERBS``) or adverb (a lowercase -ly word or
+    one of ``CLAUSE_ADVERBS``); one that holds a line break or is white space; a sentence-final mark."""
+    lower, orth = lex.lower_, lex.orth_
+    shouted = lex.is_upper and len(orth) > 1
+    verb = (lower.endswith("ed") and len(orth) > 3 and lex.is_lower) or lower in CLAUSE_VERBS
+    adverb = not verb and ((orth.endswith("ly") and len(orth) > 3 and lex.is_lower) or orth in CLAUSE_ADVERBS)
+    flags = ((PRONOUN_BIT, lower in PRONOUNS), (PRONOUN_START_BIT, lower in PRONOUN_STARTS and not shouted),
+             (PRONOUN_END_BIT, lower in PRONOUN_ENDS and not shouted),
+             (DETERMINER_END_BIT, lower in DETERMINER_ENDS and not shouted),
+             (CLAUSE_OPENER_BIT, lower in CLAUSE_OPENERS), (TITLED_BIT, lex.is_title and lex.is_alpha),
+             (VERB_WORD_BIT, verb), (ADVERB_WORD_BIT, adverb), (SPLIT_BIT, "\n" in orth or lex.is_space),
+             (SENTENCE_FINAL_BIT, orth in SENTENCE_FINAL))
+    return sum(bit for bit, holds in flags if holds)
+
+
+def word_bits(doc: Doc) -> numpy.ndarray:
+    """(len(doc),) int64: each token's word flags (``_bits_of_word``), read once per distinct word and kept (a
+    dict lookup per token: the per-doc ``numpy.unique`` and ``numpy.isin`` calls this replaces were a seventh of
+    the finder's time on GAP paragraphs)."""
+    orths = doc.to_array(ORTH).tolist() if len(doc) else []
+    known = _word_bits_by_orth
+    new = [orth for orth in set(orths) if orth not in known]
+    if new:
+        if len(known) + len(new) > WORD_BITS_LIMIT:
+            known.clear()
+            new = list(set(orths))
+        vocab = doc.vocab
+        known.update((orth, _bits_of_word(vocab[orth])) for orth in new)
+    return numpy.fromiter((known[orth] for orth in orths), dtype="int64", count=len(orths))
 
 
 def mention_segments(doc: Doc) -> numpy.ndarray:
@@ -339,12 +354,13 @@ def mention_segments(doc: Doc) -> numpy.ndarray:
     '.', '!' or '?'); a token that holds a line break or is only white space gets -1 and splits segments."""
     if not len(doc):
         return numpy.zeros(0, dtype="int64")
-    split = lexeme_flags(doc, lambda lex: "\n" in lex.orth_ or lex.is_space)
+    bits = word_bits(doc)
+    split = (bits & SPLIT_BIT) > 0
     breaks = numpy.zeros(len(doc), dtype=bool)
     if doc.has_annotation("SENT_START"):
         breaks[1:] = doc.to_array([SENT_START]).reshape(-1)[1:] == 1
     else:
-        breaks[1:] = lexeme_flags(doc, lambda lex: lex.orth_ in SENTENCE_FINAL)[:-1]
+        breaks[1:] = (bits[:-1] & SENTENCE_FINAL_BIT) > 0
     running = numpy.cumsum(breaks.astype("int64") + split)  # a new segment after each break and each split
     return numpy.where(split, -1, running)
 
@@ -439,10 +455,10 @@ class LinearSpanFinder(SpanFinder):
             if self.cfg.get("propose_name_ends", False):
                 names = name_run_pairs(doc, starts, segment)
                 names = self._without_pronoun_bounded(doc, names[names[:, 1] - names[:, 0] < longest])
-                pairs = numpy.unique(numpy.concatenate([pairs, names]), axis=0)
+                pairs = unique_pairs(numpy.concatenate([pairs, names]), len(doc))
             if propose_nouns:
                 found = noun_phrase_pairs(doc, pairs, segment, longest, people)
-                pairs = numpy.unique(numpy.concatenate([pairs, found]), axis=0)
+                pairs = unique_pairs(numpy.concatenate([pairs, found]), len(doc))
             pair_scores = boundary_scores(doc_scores, pairs)
             doc.spans[self.cfg["spans_key"]] = SpanGroup(
                 doc, name=self.cfg["spans_key"], spans=[Span(doc, s, e + 1) for s, e in pairs.tolist()],

@@ -378,3 +378,29 @@ def test_a_noun_for_people_the_tagger_mistook_is_still_proposed():
     assert noun_phrase_pairs(doc, none, mention_segments(doc), 20, {"waiter"}).tolist() == []
     assert [doc[s: e + 1].text for s, e in noun_phrase_pairs(doc, none, mention_segments(doc), 20).tolist()] == [
         "a drink"]
+
+
+def test_word_bits_read_each_word_once_and_keep_their_flags(monkeypatch):
+    from spacy_entmem.pipeline import span_proposals as sp
+
+    nlp = spacy.blank("en")
+    doc = nlp.make_doc("He met US staff and Alan later worked .\nHe")
+    bits = sp.word_bits(doc)
+    assert bits[0] & sp.PRONOUN_BIT and bits[0] & sp.PRONOUN_START_BIT and bits[0] & sp.PRONOUN_END_BIT
+    assert bits[2] & sp.PRONOUN_BIT and not bits[2] & sp.PRONOUN_START_BIT  # "US": all capitals, no pronoun bound
+    assert bits[5] & sp.TITLED_BIT and bits[6] & sp.ADVERB_WORD_BIT and bits[7] & sp.VERB_WORD_BIT
+    assert bits[8] & sp.SENTENCE_FINAL_BIT and bits[9] & sp.SPLIT_BIT and bits[10] == bits[0]
+    # a full table starts again and gives the same flags
+    monkeypatch.setattr(sp, "WORD_BITS_LIMIT", 3)
+    assert sp.word_bits(nlp.make_doc("Mary met him . ' Jane ' said Tom")).tolist() == \
+        sp.word_bits(nlp.make_doc("Mary met him . ' Jane ' said Tom")).tolist()
+    assert len(sp._word_bits_by_orth) <= 9
+    assert sp.word_bits(nlp.make_doc("")).shape == (0,)
+
+
+def test_unique_pairs_match_numpy_unique_rows():
+    from spacy_entmem.pipeline.span_proposals import unique_pairs
+
+    pairs = numpy.random.default_rng(1).integers(0, 30, size=(200, 2))
+    assert unique_pairs(pairs, 30).tolist() == numpy.unique(pairs, axis=0).tolist()
+    assert unique_pairs(numpy.zeros((0, 2), dtype="int64"), 5).shape == (0, 2)
