@@ -14,7 +14,7 @@ which earlier noun phrases a candidate mention can never refer to, and which one
 Each candidate is named by its root token (the token of the span whose head lies outside it), so the constraints
 hold between candidates whatever their exact boundaries. A doc without a parse gives no constraint.
 """
-from typing import AbstractSet, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
+from typing import AbstractSet, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple, Union
 
 import numpy
 from spacy.attrs import DEP, HEAD, LOWER, SENT_START
@@ -205,64 +205,99 @@ def coarguments(predicate: Token, token: Token) -> List[Token]:
             and not (other.dep_ in SUBJECTS and token.dep_ in SUBJECTS)]
 
 
-def c_commanding_pronouns(token: Token) -> List[Token]:
-    """Third-person pronouns that c-command ``token``: the subjects and objects of each clause above it (not
+class ParseArrays(NamedTuple):
+    """A doc's parse as lists (no Token objects): each token's head (a root its own), dependency label,
+    lowercased word and children (in order)."""
+
+    heads: List[int]
+    deps: List[str]
+    lower: List[str]
+    children: List[List[int]]
+
+
+def parse_arrays(doc: Doc) -> ParseArrays:
+    """``doc``'s parse read once as lists (``ParseArrays``)."""
+    heads = token_heads(doc)
+    strings = doc.vocab.strings
+    deps = [strings[dep] for dep in doc.to_array(DEP).tolist()] if len(doc) else []
+    lower = [strings[key] for key in doc.to_array(LOWER).tolist()] if len(doc) else []
+    children: List[List[int]] = [[] for _ in heads]
+    for i, head in enumerate(heads):
+        if head != i:
+            children[head].append(i)
+    return ParseArrays(heads, deps, lower, children)
+
+
+def c_commanding_pronouns(parse: ParseArrays, i: int) -> List[int]:
+    """Third-person pronouns that c-command token ``i``: the subjects and objects of each clause above it (not
     the possessors; a coordinated clause with a subject of its own stops the climb)."""
-    found: List[Token] = []
-    node = token
-    if token.dep_ in PREDICATIVE or (token.dep_ == "conj" and token.head.dep_ in PREDICATIVE):
+    heads, deps, lower, children = parse
+    found: List[int] = []
+    if deps[i] in PREDICATIVE or (deps[i] == "conj" and deps[heads[i]] in PREDICATIVE):
         return found
+    node = i
     for _ in range(40):
-        head = node.head
-        if head.i == node.i:
+        head = heads[node]
+        if head == node:
             break
-        if node.dep_ == "conj" and _subjects(node):
+        if deps[node] == "conj" and any(deps[child] in SUBJECTS for child in children[node]):
             break
-        for child in head.children:
-            if child.i != node.i and (child.dep_ in SUBJECTS or child.dep_ in OBJECTS) \
-                    and child.lower_ in THIRD_PERSON:
-                found.append(child)
+        found.extend(child for child in children[head] if child != node and (
+            deps[child] in SUBJECTS or deps[child] in OBJECTS) and lower[child] in THIRD_PERSON)
         node = head
     return found
 
 
+def _nearest_first(found: Iterable[int], root: int, start: int, end: int) -> List[int]:
+    """``found`` (token indices) without repeats, the root and the tokens of [start, end), nearest the root
+    first (ties in their order in ``found``)."""
+    seen: Set[int] = set()
+    kept = []
+    for other in sorted(found, key=lambda i: abs(i - root)):
+        if other != root and other not in seen and not start <= other < end:
+            seen.add(other)
+            kept.append(other)
+    return kept
+
+
+def nominal_forbidden(parse: ParseArrays, start: int, end: int, root: int,
+                      commanding: Optional[Dict[int, List[int]]] = None) -> List[int]:
+    """``forbidden_antecedents`` of a name or noun phrase [start, end) with root token ``root`` (principle C and
+    i-within-i); ``commanding``: a cache of the c-commanding pronouns by root, nearest first, shared by the
+    candidates of one doc (many overlapping candidates share a root)."""
+    found: List[int] = []
+    if "C" in switches.active().principles:
+        if commanding is None:
+            commanding = {}
+        if root not in commanding:
+            commanding[root] = _nearest_first(c_commanding_pronouns(parse, root), root, root, root)
+        found = [i for i in commanding[root] if not start <= i < end]
+    poss = [child for child in parse.children[root] if parse.deps[child] == "poss" and start <= child < end] \
+        if end - start > 1 and "i-within-i" in switches.active().principles else []
+    return (poss + [i for i in found if i not in poss])[:MAX_FORBIDDEN]
+
+
 def forbidden_antecedents(doc: Doc, start: int, end: int, root_index: Optional[int] = None,
-                          commanding: Optional[Dict[int, List[Token]]] = None) -> List[int]:
+                          parse: Optional[ParseArrays] = None) -> List[int]:
     """Root tokens of the noun phrases the candidate doc[start:end] can never refer to (principles B and C,
     i-within-i), nearest first; empty without a parse. ``root_index``: the span's root if known already;
-    ``commanding``: a cache of ``c_commanding_pronouns`` by root token, shared by the candidates of one doc
-    (many overlapping candidates share a root)."""
+    ``parse``: the doc's ``parse_arrays`` if read already."""
     if not doc.has_annotation("DEP"):
         return []
     root = doc[span_root(doc, start, end) if root_index is None else root_index]
-    nominal = end - start > 1 or root.lower_ not in PRONOUNS  # a name or a noun phrase, no lone pronoun
+    if end - start > 1 or root.lower_ not in PRONOUNS:  # a name or a noun phrase, no lone pronoun
+        return nominal_forbidden(parse_arrays(doc) if parse is None else parse, start, end, root.i)
     found: List[Token] = []
-    if end - start == 1 and root.lower_ in PERSONAL:  # a possessor has no predicate (``governing_predicate``)
-        if "B" in switches.active().principles:
-            predicate = governing_predicate(root)
-            if predicate is not None:
-                found.extend(coarguments(predicate, root))
-                matrix = small_clause_matrix(root) if switches.active().small_clause_subjects else None
-            else:  # "watched her paint the fence", "her" parsed a possessor: the small clause's subject all the same
-                matrix = misread_small_clause(root)
-            if matrix is not None:  # the main verb's arguments (the token stands for none of its subjects)
-                found.extend(coarguments(matrix, matrix))
-    elif nominal and "C" in switches.active().principles:
-        if commanding is None:
-            found.extend(c_commanding_pronouns(root))
-        else:
-            if root.i not in commanding:
-                commanding[root.i] = c_commanding_pronouns(root)
-            found.extend(commanding[root.i])
-    seen: Set[int] = set()
-    kept = []
-    for other in sorted(found, key=lambda t: abs(t.i - root.i)):
-        if other.i != root.i and other.i not in seen and not start <= other.i < end:
-            seen.add(other.i)
-            kept.append(other.i)
-    poss = [child.i for child in root.children if child.dep_ == "poss" and start <= child.i < end] \
-        if nominal and end - start > 1 and "i-within-i" in switches.active().principles else []
-    return (poss + [i for i in kept if i not in poss])[:MAX_FORBIDDEN]
+    if root.lower_ in PERSONAL and "B" in switches.active().principles:  # (a possessor has no predicate)
+        predicate = governing_predicate(root)
+        if predicate is not None:
+            found.extend(coarguments(predicate, root))
+            matrix = small_clause_matrix(root) if switches.active().small_clause_subjects else None
+        else:  # "watched her paint the fence", "her" parsed a possessor: the small clause's subject all the same
+            matrix = misread_small_clause(root)
+        if matrix is not None:  # the main verb's arguments (the token stands for none of its subjects)
+            found.extend(coarguments(matrix, matrix))
+    return _nearest_first([other.i for other in found], root.i, start, end)[:MAX_FORBIDDEN]
 
 
 def reflexive_binder(doc: Doc, start: int, end: int) -> int:
@@ -406,21 +441,21 @@ def binding_columns(doc: Doc, spans: Iterable[Tuple[int, int]]) -> List[Tuple[in
     parse is read as arrays first: a candidate none of whose constraints can apply (a nominal with no third-person
     pronoun in its sentence's tree and no possessor inside it, a pronoun that is neither personal nor reflexive)
     gets its empty columns without walking the tree."""
-    heads = token_heads(doc)
-    lower = [doc.vocab.strings[key] for key in doc.to_array(LOWER).tolist()] if len(doc) else []
+    parse = parse_arrays(doc)
+    heads, lower = parse.heads, parse.lower
     trees = tree_ids(heads)
     with_third_person = {trees[i] for i, word in enumerate(lower) if word in THIRD_PERSON}
-    poss = doc.vocab.strings["poss"]  # (a symbol's id, as DEP holds it; nothing added to the vocab)
-    possessors = [dep == poss for dep in doc.to_array(DEP).tolist()] if len(doc) else []
+    possessors = [dep == "poss" for dep in parse.deps]
     rows = []
-    commanding: Dict[int, List[Token]] = {}
+    commanding: Dict[int, List[int]] = {}
     for start, end in spans:
         root = root_of(heads, start, end) if end > start else NO_TOKEN
         single = end - start == 1
         nominal = end > start and (not single or lower[root] not in PRONOUNS)
-        if (single and lower[root] in PERSONAL) or (nominal and (trees[root] in with_third_person
-                                                                 or any(possessors[start:end]))):
-            forbidden = forbidden_antecedents(doc, start, end, root, commanding)
+        if single and lower[root] in PERSONAL:
+            forbidden = forbidden_antecedents(doc, start, end, root, parse)
+        elif nominal and (trees[root] in with_third_person or any(possessors[start:end])):
+            forbidden = nominal_forbidden(parse, start, end, root, commanding)
         else:
             forbidden = []  # (what ``forbidden_antecedents`` finds for it: nothing)
         binder = reflexive_binder(doc, start, end) if single and lower[start] in REFLEXIVES else NO_TOKEN

@@ -293,3 +293,19 @@ def test_a_possessive_her_stays_a_possessor():
              "PRP VBD PRP$ NN JJ .")):
         doc = _tagged(words.split(), heads, deps, tags.split())
         assert syntax.misread_small_clause(doc[2]) is None and forbidden_antecedents(doc, 2, 3) == [], words
+
+
+def test_the_parse_read_as_lists_gives_the_c_commanding_pronouns_and_a_shared_cache():
+    # He said that the pilot left .
+    doc = parsed("He said that the pilot left .".split(), [1, 1, 5, 4, 5, 1, 1],
+                 ["nsubj", "ROOT", "mark", "det", "nsubj", "ccomp", "punct"])
+    parse = syntax.parse_arrays(doc)
+    assert parse.heads == [1, 1, 5, 4, 5, 1, 1] and parse.children[1] == [0, 5, 6] and parse.lower[0] == "he"
+    assert syntax.c_commanding_pronouns(parse, 4) == [0]
+    cache = {}
+    assert texts(doc, syntax.nominal_forbidden(parse, 3, 5, 4, cache)) == ["He"] and cache == {4: [0]}
+    assert syntax.nominal_forbidden(parse, 0, 5, 4, cache) == []  # (the pronoun inside the span is no antecedent)
+    from spacy_entmem.linguistics.switches import DEFAULT_SWITCHES, using
+
+    with using(DEFAULT_SWITCHES.with_changes(principles=("B",))):
+        assert syntax.nominal_forbidden(parse, 3, 5, 4) == []
