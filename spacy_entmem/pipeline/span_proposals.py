@@ -276,7 +276,7 @@ def pronoun_tokens(doc: Doc) -> numpy.ndarray:
 
 def unique_pairs(pairs: numpy.ndarray, n_tokens: int) -> numpy.ndarray:
     """(start, end) pairs of tokens of a doc of ``n_tokens``, duplicates removed, sorted by start then end (as
-    ``numpy.unique(pairs, axis=0)``, on one integer per pair: a tenth of its cost on a paragraph's pairs)."""
+    ``numpy.unique(pairs, axis=0)``, on one integer per pair: 55 against 147 µs for 150 pairs)."""
     codes = numpy.unique(pairs[:, 0] * (n_tokens + 1) + pairs[:, 1])
     return numpy.stack([codes // (n_tokens + 1), codes % (n_tokens + 1)], axis=1).astype("int64").reshape(-1, 2)
 
@@ -334,8 +334,8 @@ def _bits_of_word(lex: Lexeme) -> int:
 
 def word_bits(doc: Doc) -> numpy.ndarray:
     """(len(doc),) int64: each token's word flags (``_bits_of_word``), read once per distinct word and kept (a
-    dict lookup per token: the per-doc ``numpy.unique`` and ``numpy.isin`` calls this replaces were a seventh of
-    the finder's time on GAP paragraphs)."""
+    dict lookup per token: the per-doc ``numpy.unique`` and ``numpy.isin`` calls this replaces took about two fifths
+    of the finder's ``set_annotations`` on GAP paragraphs, by line_profiler)."""
     orths = doc.to_array(ORTH).tolist() if len(doc) else []
     known = _word_bits_by_orth
     new = [orth for orth in set(orths) if orth not in known]
