@@ -35,8 +35,8 @@ from spacy_entmem.linguistics.values import PRONOUNS
 from spacy_entmem.linguistics.lexicon import StringIds
 from spacy_entmem.linguistics.mentions import mention_attributes
 from spacy_entmem.linguistics.speakers import read_quotations
-from spacy_entmem.linguistics.syntax import (forbidden_antecedents, misread_small_clause, reflexive_binder,
-                                             small_clause_matrix, span_root)
+from spacy_entmem.linguistics.syntax import (forbidden_antecedents, misread_small_clause, parse_arrays,
+                                             reflexive_binder, small_clause_matrix, span_root)
 from spacy_entmem.linguistics.turns import read_turns
 from spacy_entmem.training.targets import gold_clusters
 
@@ -142,8 +142,9 @@ def main(paths, pipeline=None, predicted: bool = False, rules_off: bool = False)
             texts = [t.text for t in doc]
             quoted, quotes = read_quotations([t.lower() for t in texts])
             turns, persons = read_turns(texts, quoted, quotes, mentions)
+            parse = parse_arrays(doc)  # (read once per document)
             for (start, end), person in zip(mentions, persons):
-                for root in forbidden_antecedents(doc, start, end):
+                for root in forbidden_antecedents(doc, start, end, parse=parse):
                     for other in by_root.get(root, []):
                         if other[1] <= start or (other[1] <= end and other != (start, end) and root < start):
                             same = cluster_of[other] == cluster_of[(start, end)]

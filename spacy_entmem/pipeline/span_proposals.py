@@ -144,8 +144,8 @@ MISTAKABLE_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "VB", "VBD", "VBG", "VB
 VERB_TAGS = frozenset({"VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "MD"})
 # bits of a tag's classes (``tag_bits``)
 COMMON_NOUN_TAG_BIT, MISTAKABLE_TAG_BIT, VERB_TAG_BIT = 1, 2, 4
-TAG_BITS = {hash_string(tag): (COMMON_NOUN_TAG_BIT * (tag in COMMON_NOUN_TAGS) + MISTAKABLE_TAG_BIT * (tag in MISTAKABLE_TAGS)
-                               + VERB_TAG_BIT * (tag in VERB_TAGS))
+TAG_BITS = {hash_string(tag): (COMMON_NOUN_TAG_BIT * (tag in COMMON_NOUN_TAGS)
+                               + MISTAKABLE_TAG_BIT * (tag in MISTAKABLE_TAGS) + VERB_TAG_BIT * (tag in VERB_TAGS))
             for tag in COMMON_NOUN_TAGS | MISTAKABLE_TAGS | VERB_TAGS}
 
 
@@ -218,15 +218,17 @@ def noun_phrase_pairs(doc: Doc, pairs: numpy.ndarray, segment: numpy.ndarray, lo
     return numpy.asarray(found, dtype="int64").reshape(-1, 2)
 
 
-def title_words(doc: Doc) -> numpy.ndarray:
-    """(len(doc),) bool: the capitalised alphabetic words ("Alan", not "ALAN", "1936" or "alan")."""
-    return (word_bits(doc) & TITLED_BIT) > 0
+def title_words(doc: Doc, bits: Optional[numpy.ndarray] = None) -> numpy.ndarray:
+    """(len(doc),) bool: the capitalised alphabetic words ("Alan", not "ALAN", "1936" or "alan"); ``bits``: the
+    doc's ``word_bits`` if read already (as for each function below that takes them)."""
+    return (_word_bits_of(doc, bits) & TITLED_BIT) > 0
 
 
-def name_run_pairs(doc: Doc, starts: numpy.ndarray, segment: numpy.ndarray) -> numpy.ndarray:
+def name_run_pairs(doc: Doc, starts: numpy.ndarray, segment: numpy.ndarray,
+                   bits: Optional[numpy.ndarray] = None) -> numpy.ndarray:
     """(K, 2) int64 (start, inclusive end): each start at a capitalised alphabetic word followed by more of
     them in its segment, paired with the last word of that run ("Alan Turing studied" → (0, 1))."""
-    ends = capitalised_run_ends(title_words(doc), segment)[starts]
+    ends = capitalised_run_ends(title_words(doc, bits), segment)[starts]
     longer = ends > starts
     return numpy.stack([starts[longer], ends[longer]], axis=1).astype("int64").reshape(-1, 2)
 
@@ -249,14 +251,14 @@ def capitalised_run_ends(titled: numpy.ndarray, segment: Optional[numpy.ndarray]
     return numpy.minimum.accumulate(stops[::-1])[::-1]
 
 
-def cut_name_clauses(doc: Doc, pairs: numpy.ndarray) -> numpy.ndarray:
+def cut_name_clauses(doc: Doc, pairs: numpy.ndarray, bits: Optional[numpy.ndarray] = None) -> numpy.ndarray:
     """``pairs`` where a span that begins with a run of two or more capitalised words followed by a verb
     ("Alan Turing studied mathematics": a past-tense -ed word or a common verb), perhaps after one adverb
     ("Alan Turing later worked": a lowercase -ly word or one of ``CLAUSE_ADVERBS``), is cut back to the run
     ("Alan Turing"); duplicates removed, sorted by start then end."""
     if not len(pairs):
         return pairs
-    bits = word_bits(doc)
+    bits = _word_bits_of(doc, bits)
     titled, verb, adverb = (bits & TITLED_BIT) > 0, (bits & VERB_WORD_BIT) > 0, (bits & ADVERB_WORD_BIT) > 0
     run_end = capitalised_run_ends(titled)
     starts, ends = pairs[:, 0], pairs[:, 1]
@@ -269,9 +271,9 @@ def cut_name_clauses(doc: Doc, pairs: numpy.ndarray) -> numpy.ndarray:
     return unique_pairs(out, len(doc))
 
 
-def pronoun_tokens(doc: Doc) -> numpy.ndarray:
+def pronoun_tokens(doc: Doc, bits: Optional[numpy.ndarray] = None) -> numpy.ndarray:
     """(len(doc),) bool: the tokens whose lowercased form is a personal pronoun (``PRONOUNS``)."""
-    return (word_bits(doc) & PRONOUN_BIT) > 0
+    return (_word_bits_of(doc, bits) & PRONOUN_BIT) > 0
 
 
 def unique_pairs(pairs: numpy.ndarray, n_tokens: int) -> numpy.ndarray:
@@ -289,14 +291,14 @@ def capitalised_run_starts(titled: numpy.ndarray) -> numpy.ndarray:
     return numpy.maximum.accumulate(numpy.where(linked, 0, numpy.arange(len(titled))))
 
 
-def pronoun_bounded(doc: Doc, pairs: numpy.ndarray) -> numpy.ndarray:
+def pronoun_bounded(doc: Doc, pairs: numpy.ndarray, bits: Optional[numpy.ndarray] = None) -> numpy.ndarray:
     """(P,) bool: the (start, inclusive end) pairs longer than one token that begin with a personal pronoun of
     ``PRONOUN_STARTS``, end with one of ``PRONOUN_ENDS`` or with a possessive determiner of ``DETERMINER_ENDS``
     (all-capital words such as "US" or "IT" are not pronouns here), or end with a subject: capitalised words
     right after one of ``CLAUSE_OPENERS`` inside the span ("Tuesday that Tim Cook")."""
     if not len(pairs):
         return numpy.zeros(0, dtype=bool)
-    bits = word_bits(doc)
+    bits = _word_bits_of(doc, bits)
     starts, ends = pairs[:, 0], pairs[:, 1]
     begins = (bits[starts] & PRONOUN_START_BIT) > 0
     finishes = (bits[ends] & (PRONOUN_END_BIT | DETERMINER_END_BIT)) > 0
@@ -332,6 +334,11 @@ def _bits_of_word(lex: Lexeme) -> int:
     return sum(bit for bit, holds in flags if holds)
 
 
+def _word_bits_of(doc: Doc, bits: Optional[numpy.ndarray]) -> numpy.ndarray:
+    """``bits`` if given, else the doc's ``word_bits``."""
+    return word_bits(doc) if bits is None else bits
+
+
 def word_bits(doc: Doc) -> numpy.ndarray:
     """(len(doc),) int64: each token's word flags (``_bits_of_word``), read once per distinct word and kept (a
     dict lookup per token: the per-doc ``numpy.unique`` and ``numpy.isin`` calls this replaces took about two fifths
@@ -348,13 +355,13 @@ def word_bits(doc: Doc) -> numpy.ndarray:
     return numpy.fromiter((known[orth] for orth in orths), dtype="int64", count=len(orths))
 
 
-def mention_segments(doc: Doc) -> numpy.ndarray:
+def mention_segments(doc: Doc, bits: Optional[numpy.ndarray] = None) -> numpy.ndarray:
     """(len(doc),) a segment id per token such that tokens i..j may form a candidate iff
     ``segment[i] == segment[j] >= 0``. Segments end at sentence starts (when the doc has them; else after
     '.', '!' or '?'); a token that holds a line break or is only white space gets -1 and splits segments."""
     if not len(doc):
         return numpy.zeros(0, dtype="int64")
-    bits = word_bits(doc)
+    bits = _word_bits_of(doc, bits)
     split = (bits & SPLIT_BIT) > 0
     breaks = numpy.zeros(len(doc), dtype=bool)
     if doc.has_annotation("SENT_START"):
@@ -414,9 +421,9 @@ class LinearSpanFinder(SpanFinder):
         self.cfg.update(settings)
         return self
 
-    def _without_pronoun_bounded(self, doc: Doc, pairs: numpy.ndarray) -> numpy.ndarray:
+    def _without_pronoun_bounded(self, doc: Doc, pairs: numpy.ndarray, bits: numpy.ndarray) -> numpy.ndarray:
         """``pairs`` without the pronoun-bounded ones when ``drop_pronoun_bounded`` is on."""
-        return pairs[~pronoun_bounded(doc, pairs)] if self.cfg.get("drop_pronoun_bounded", False) else pairs
+        return pairs[~pronoun_bounded(doc, pairs, bits)] if self.cfg.get("drop_pronoun_bounded", False) else pairs
 
     @property
     def grammar_switches(self) -> GrammarSwitches:
@@ -439,22 +446,23 @@ class LinearSpanFinder(SpanFinder):
             doc_scores = scores[offset: offset + len(doc)]
             starts = numpy.flatnonzero(doc_scores[:, 0] >= threshold)
             ends = numpy.flatnonzero(doc_scores[:, 1] >= threshold)
-            segment = mention_segments(doc)
-            pairs = self._without_pronoun_bounded(doc, candidate_pairs(starts, ends, segment, shortest, longest))
+            bits = word_bits(doc)  # (read once: each of the finder's word tests below takes them)
+            segment = mention_segments(doc, bits)
+            pairs = self._without_pronoun_bounded(doc, candidate_pairs(starts, ends, segment, shortest, longest), bits)
             if self.cfg.get("cut_name_clauses", False):
-                pairs = cut_name_clauses(doc, pairs)
+                pairs = cut_name_clauses(doc, pairs, bits)
             pair_scores = boundary_scores(doc_scores, pairs)
             limit = max(1, int(self.cfg.get("max_per_token", 0.4) * len(doc)))
             if len(pairs) > limit:  # keep the best, in their original order
                 pairs = pairs[numpy.sort(numpy.argpartition(-pair_scores, limit - 1)[:limit])]
             if self.cfg.get("propose_pronouns", False):  # a closed class: every personal pronoun is a candidate
                 single = set(pairs[pairs[:, 0] == pairs[:, 1], 0].tolist())
-                extra = [i for i in numpy.flatnonzero(pronoun_tokens(doc)).tolist() if i not in single]
+                extra = [i for i in numpy.flatnonzero(pronoun_tokens(doc, bits)).tolist() if i not in single]
                 pairs = numpy.concatenate([pairs, numpy.repeat(numpy.asarray(extra, dtype="int64")[:, None], 2, 1)])
                 pairs = pairs[numpy.lexsort((pairs[:, 1], pairs[:, 0]))]
             if self.cfg.get("propose_name_ends", False):
-                names = name_run_pairs(doc, starts, segment)
-                names = self._without_pronoun_bounded(doc, names[names[:, 1] - names[:, 0] < longest])
+                names = name_run_pairs(doc, starts, segment, bits)
+                names = self._without_pronoun_bounded(doc, names[names[:, 1] - names[:, 0] < longest], bits)
                 pairs = unique_pairs(numpy.concatenate([pairs, names]), len(doc))
             if propose_nouns:
                 found = noun_phrase_pairs(doc, pairs, segment, longest, people)
