@@ -30,7 +30,8 @@ from spacy_entmem.evaluation.grammar_variants import PREVIOUS_DEFAULT, grammar_v
 from spacy_entmem.models.memory import packaged_inanimate_nouns, packaged_name_genders, packaged_person_nouns
 from spacy_entmem.linguistics.cell_rules import (PERSONAL_GENDERS, TIME_EXPRESSION, complement_keys, complements_clash,
                                                  is_name, narrated_names, unnamed_narrator_pronouns)
-from spacy_entmem.linguistics.columns import GENDER, INANIMATE, NAME_WORDS, NOUN_NUMBER, NUMBER, PRONOUN, TITLE
+from spacy_entmem.linguistics.columns import (GENDER, INANIMATE, NAME_WORDS, NOUN_NUMBER, NUMBER, PRONOUN, TITLE,
+                                              TITLED)
 from spacy_entmem.linguistics.values import PRONOUNS
 from spacy_entmem.linguistics.lexicon import StringIds
 from spacy_entmem.linguistics.mentions import mention_attributes
@@ -62,6 +63,8 @@ ATTRIBUTE_RULES = ("gender agreement (pronoun)", "number agreement (pronoun with
                    "an unquoted name with an unnamed narrator's unquoted I / me / my")
 # cluster-wise, as the memory reads its cells: a singular name and a cluster of plurals only
 NAME_PLURAL_RULE = "a singular name with a cluster of plural mentions only (of the 60 before)"
+# cluster-wise too: an untitled name of two or more name words and a cluster whose name words share none of them
+FULL_NAME_RULE = "a name of two or more name words with a cluster whose names share none of them (of the 60 before)"
 
 
 def shared_name_words(a, b) -> bool:
@@ -168,6 +171,17 @@ def main(paths, pipeline=None, predicted: bool = False, rules_off: bool = False)
                 for cluster, members in earlier.items():
                     if plural_only(rows, members):
                         attribute_counts[NAME_PLURAL_RULE, cluster == cluster_of[mentions[i]]] += 1
+            # an untitled name of two or more name words and each cluster whose earlier name words share none
+            names = [{w for w in row[NAME_WORDS].tolist() if w >= 0} for row in rows]
+            for i in range(len(mentions)):
+                if rows[i][PRONOUN] > 0 or rows[i][TITLED] > 0 or len(names[i]) < 2:
+                    continue
+                held: Dict[int, set] = {}
+                for j in range(max(0, i - 60), i):
+                    held.setdefault(cluster_of[mentions[j]], set()).update(names[j])
+                for cluster, words in held.items():
+                    if words and words.isdisjoint(names[i]):
+                        attribute_counts[FULL_NAME_RULE, cluster == cluster_of[mentions[i]]] += 1
             # person: pairs of gold mentions with a person, in one turn
             with_person = [(m, p) for m, p in zip(mentions, persons) if p]
             for i, (m, p) in enumerate(with_person):
@@ -182,7 +196,7 @@ def main(paths, pipeline=None, predicted: bool = False, rules_off: bool = False)
               f"(kept apart {100 * right / max(right + wrong, 1):.1f} %)")
     print(f"person within a turn: {sum(person_counts.values())} pairs of different persons, {person_counts[True]} "
           f"in one {source} cluster (kept apart {100 * person_counts[False] / max(sum(person_counts.values()), 1):.1f} %)")
-    for rule in ATTRIBUTE_RULES + (NAME_PLURAL_RULE,):
+    for rule in ATTRIBUTE_RULES + (NAME_PLURAL_RULE, FULL_NAME_RULE):
         wrong, right = attribute_counts[rule, True], attribute_counts[rule, False]
         print(f"{rule}: {right + wrong} ruled-out pairs among {source} mentions (each with the 60 before it), "
               f"{wrong} in one {source} cluster (kept apart {100 * right / max(right + wrong, 1):.1f} %)")

@@ -235,13 +235,20 @@ class CellRules:
     def name_clash(self, attrs: numpy.ndarray, rows: numpy.ndarray, cells: numpy.ndarray) -> numpy.ndarray:
         """(P,) whether the pairs (rows[k], cells[k]) pair a titled name with a cell whose mentions have name
         words, none of them the candidate's ("Miss Bingley" and a cell holding "Jane"; not "Miss Elizabeth"
-        and a cell holding "Elizabeth Bennet"); with the ``of_names_apart`` switch, also a name with an "of"
+        and a cell holding "Elizabeth Bennet"); with the ``full_names_apart`` switch, an untitled name of two or
+        more name words too ("Tom Morgan" and a cell holding "Long John"; a one-word name may be a nickname and is
+        left alone); with the ``of_names_apart`` switch, also a name with an "of"
         complement and a cell holding a name of the same head whose complement shares no word with it
         (``complements_clash``)."""
         clash = numpy.zeros(len(rows), dtype=bool)
-        for k in numpy.flatnonzero(attrs[rows, TITLED] > 0).tolist():
-            held = self.names[rows[k]][cells[k]]
-            clash[k] = bool(held) and held.isdisjoint(attrs[rows[k], NAME_WORDS].tolist())
+        asks = attrs[rows, TITLED] > 0
+        if switches.active().full_names_apart:  # and an untitled name of two or more name words ("Tom Morgan")
+            asks |= (attrs[rows, PRONOUN] == 0) & ((attrs[rows, NAME_WORDS] >= 0).sum(axis=1) >= 2)
+        asked = numpy.flatnonzero(asks)
+        for k, b, i, words in zip(asked.tolist(), rows[asked].tolist(), cells[asked].tolist(),
+                                  attrs[rows[asked], NAME_WORDS].tolist()):
+            held = self.names[b][i]
+            clash[k] = bool(held) and held.isdisjoint(words)
         if switches.active().of_names_apart:
             for k in numpy.flatnonzero((attrs[rows, OF_WORDS] >= 0).any(axis=1)).tolist():
                 clash[k] = clash[k] or complements_clash(attrs[rows[k]], self.strings[rows[k]][cells[k]])

@@ -45,6 +45,7 @@ class GrammarSwitches:
     vocatives: bool = True  # speaker continuity: a vocative said to the narrator ("“…,” said I. “Jim, …”") joins it
     narrator_unnamed: bool = True  # person agreement: an unquoted name never joins an unnamed narrator's I
     alternating_turns: bool = True  # speakers: an unattributed turn of a two-person exchange is the speaker two back
+    full_names_apart: bool = True  # a name of two or more name words never joins a cell whose names share none
     principles: Tuple[str, ...] = PRINCIPLES  # the binding principles read
 
     @classmethod

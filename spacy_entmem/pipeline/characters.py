@@ -27,7 +27,10 @@ mention), read as a title group (``linguistics.lexicon.TITLE_GROUPS``) and name 
   the Small and Meek" ties nothing, and a list of names, "Hunter, Joyce", has no "the");
 - rows that are mostly called by one capitalised role of one place or group are one character ("the Witch of the
   North" and "the Good Witch of the North": ``role_of``), unless two of them carry names of their own or their
-  genders differ; "the Witch of the West" and "the Witch of the East" stay apart.
+  genders differ; "the Witch of the West" and "the Witch of the East" stay apart;
+- last, a bare name the memory joined to another person's entity moves to the one row it names (``stray_names``):
+  "Morgan", joined to Long John Silver before "Tom Morgan" was first said, goes to Tom Morgan; "Toto" in Dorothy's
+  row goes to Toto's. The pronouns the memory joined with it stay where they are.
 
 A merged row keeps the id of its most mentioned entity (``Entity.id``) and lists all of them (``Entity.ids``).
 """
@@ -38,7 +41,7 @@ from typing import AbstractSet, Dict, FrozenSet, Iterable, List, Mapping, Option
 
 from nicknames import NickNamer
 
-from ..linguistics.values import ELDER_TITLES, MALE_TITLE, MASCULINE, TITLE_CLASHES, UNMARRIED_TITLE
+from ..linguistics.values import ELDER_TITLES, MALE_TITLE, MASCULINE, PRONOUNS, TITLE_CLASHES, UNMARRIED_TITLE
 from ..linguistics.lexicon import GENDER_OF_WORD, NAME_PREFIXES, TITLE_GROUPS
 
 NameKey = Tuple[int, Tuple[str, ...]]  # (title group, name words)
@@ -448,7 +451,60 @@ def merge_characters(entities: Sequence, summarise, people: AbstractSet[str] = f
         for gender in sizes:
             merged.append(_merged(by_gender[gender] + (by_gender[""] if gender == larger else []), summarise))
     merged = same_role_rows(merged, summarise, people)
+    merged = stray_names(merged, summarise, named)
     return sorted(merged, key=lambda e: (-e.n_mentions, e.mentions[0].stream_start))
+
+
+def stray_names(rows: List, summarise, named: Mapping[NameKey, int]) -> List:
+    """The rows with each bare name a row holds by the memory's mistake moved to the one character it names: a
+    surname to the row whose main name is a given name and that surname ("Morgan", joined to Long John Silver's
+    entity before "Tom Morgan" was first said, goes to Tom Morgan's row), a one-word name to the row whose main
+    name is that word alone ("Marmee" in Laurie's row goes to Marmee's). A name moves only where exactly one
+    person row owns it that way (a given name: one with known forms, ``name_forms``, or the name-gender lexicon's),
+    and only an untitled one-word name mention whose word no longer name mention of its own row holds."""
+    from ..models.memory import packaged_name_genders
+
+    given = packaged_name_genders()
+    keys = [main_name(row, named) for row in rows]
+    owners: Dict[str, List[int]] = defaultdict(list)
+    for index, (row, key) in enumerate(zip(rows, keys)):
+        if row.kind != "person" or key is None or key[1][-1] in PRONOUNS:  # ("My dear": no name)
+            continue
+        if len(key[1]) == 2 and (key[1][0] in given or name_forms(key[1][0])):
+            owners[key[1][-1]].append(index)
+        elif len(key[1]) == 1 and key[0] == 0:
+            owners[key[1][0]].append(index)
+    if not owners:
+        return rows
+    moves: Dict[int, List] = defaultdict(list)
+    kept: Dict[int, List] = {}
+    for index, row in enumerate(rows):
+        held = {word for m in row.mentions if m.mention_type == "name"
+                for key in [name_key(m.text)] if key is not None and len(key[1]) > 1 for word in key[1]}
+        stray = []
+        for m in row.mentions:
+            key = name_key(m.text) if m.mention_type == "name" else None
+            if key is not None and key[0] == 0 and len(key[1]) == 1 and key[1][0] not in held and \
+                    len(owners.get(key[1][0], ())) == 1 and owners[key[1][0]][0] != index and row.kind == "person":
+                stray.append(m)
+                moves[owners[key[1][0]][0]].append(m)
+        if stray:
+            kept[index] = [m for m in row.mentions if not any(m is s for s in stray)]
+    if not moves:
+        return rows
+    emptied = {index for index, records in kept.items() if not records}  # all of it stray: it joins the owner
+    result = []
+    for index, row in enumerate(rows):
+        if index in emptied:
+            continue
+        records = kept.get(index, row.mentions) + moves.get(index, [])
+        if index in kept or index in moves:
+            entity = summarise(row.id, sorted(records, key=lambda r: (r.stream_start, r.end)))
+            entity.ids = sorted(set(row.ids or [row.id]).union(*(
+                rows[i].ids or [rows[i].id] for i in emptied if any(m in moves[index] for m in rows[i].mentions))))
+            row = entity
+        result.append(row)
+    return result
 
 
 def names_held_together(entities: Sequence) -> Set[FrozenSet[str]]:

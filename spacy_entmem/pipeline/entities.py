@@ -204,41 +204,54 @@ def summarise(entity: int, records: Sequence[MentionRecord]) -> Entity:
     """The ``Entity`` row of one entity's mention records (in reading order)."""
     counts = Counter(record.mention_type for record in records)
     texts = Counter(_name_text(record.text) for record in records if record.mention_type != PRONOUN_MENTION)
-    names = [record for record in records if record.mention_type == NAME]
-    if names:
-        canonical = canonical_name(names, texts)
-    elif any(record.speaker for record in records):  # a speaker who never names themself
+    votes = Counter(r.kind for r in records if r.kind)
+    kind = max(KIND_ORDER, key=lambda k: (votes[k], -KIND_ORDER.index(k))) if votes else OTHER_KIND
+    # a text whose mentions mostly vote for another kind than the row's does not name it (a person row the memory
+    # joined "Bristol" to is not "Bristol")
+    text_votes: Dict[str, Counter] = {}
+    for r in records:
+        if r.kind:
+            text_votes.setdefault(_name_text(r.text), Counter())[r.kind == kind] += 1
+    elsewhere = {text for text, agree in text_votes.items() if agree[False] > agree[True]}
+    names = [record for record in records if record.mention_type == NAME and _name_text(record.text) not in elsewhere]
+    canonical = canonical_name(names, texts) if names else None
+    if canonical is None and any(record.speaker for record in records):  # a speaker who never names themself
         canonical = Counter(record.speaker for record in records if record.speaker).most_common(1)[0][0]
-    elif texts:
-        canonical = max(texts, key=lambda text: (texts[text], -_first_position(records, text)))
-    else:
-        canonical = records[0].text
+    elif canonical is None and any(text not in elsewhere for text in texts):  # the most frequent nominal
+        canonical = max((text for text in texts if text not in elsewhere),
+                        key=lambda text: (texts[text], -_first_position(records, text)))
+    elif canonical is None:  # only pronouns (and names of another kind): the first pronoun
+        canonical = next((r.text for r in records if r.mention_type == PRONOUN_MENTION), records[0].text)
     aliases = [text for text, _ in texts.most_common() if text != canonical]
     genders = Counter(r.gender for r in records if r.gender in (MASCULINE, FEMININE))
     gender = GENDER_NAMES[genders.most_common(1)[0][0]] if genders else \
         "neuter" if any(r.gender == NEUTER for r in records) else "unknown"
     numbers = Counter(r.number for r in records if r.number in (SINGULAR, PLURAL))
     number = NUMBER_NAMES[numbers.most_common(1)[0][0]] if numbers else "unknown"
-    votes = Counter(r.kind for r in records if r.kind)
-    kind = max(KIND_ORDER, key=lambda k: (votes[k], -KIND_ORDER.index(k))) if votes else OTHER_KIND
     return Entity(entity, canonical, aliases, kind, gender, number, {t: counts.get(t, 0) for t in MENTION_TYPES},
                   (records[0].text_index, records[0].start), (records[-1].text_index, records[-1].start),
                   list(records), [entity])
 
 
-def canonical_name(names: Sequence[MentionRecord], texts: Counter) -> str:
+def canonical_name(names: Sequence[MentionRecord], texts: Counter) -> Optional[str]:
     """An entity's name among its name mentions: the pure names ("Mr. Laurence", "Jo March"; not "Amy, finishing
-    Jo with her Latin") if it has any; of those mentioned at least a tenth as often as the most frequent one (and
-    twice, where one is), the one with the most name words, then the most frequent, then the first."""
+    Jo with her Latin") if it has any; of those mentioned at least a tenth as often as its most frequent name
+    mention (and twice, where one is said twice), the one with the most name words, then the most frequent, then
+    the first. None where no name mention is a name (``characters.name_key``: "I.", "Squire") or none is said that
+    often: a row the memory called "the doctor" 21 times and "Mr. Bones" once is not named "Mr. Bones"."""
     from .characters import name_key
 
     keyed = [(r, name_key(r.text)) for r in names]
     pure = [(r, key) for r, key in keyed if key is not None and is_pure_name(r.text)] or [
-        (r, key) for r, key in keyed if key is not None] or [(r, (0, ())) for r in names]
-    counts = Counter(_name_text(r.text) for r, _ in pure)
-    floor = max(0.1 * max(counts.values()), 2 if max(counts.values()) >= 2 else 1)
-    frequent = [(r, key) for r, key in pure if counts[_name_text(r.text)] >= floor]
-    best, _ = max(frequent, key=lambda pair: (len(pair[1][1]), counts[_name_text(pair[0].text)],
+        (r, key) for r, key in keyed if key is not None]
+    if not pure:
+        return None
+    said = Counter(_name_text(r.text) for r in names)
+    floor = max(0.1 * max(said.values()), 2 if max(said.values()) >= 2 else 1)
+    frequent = [(r, key) for r, key in pure if said[_name_text(r.text)] >= floor]
+    if not frequent:
+        return None
+    best, _ = max(frequent, key=lambda pair: (len(pair[1][1]), said[_name_text(pair[0].text)],
                                               texts[_name_text(pair[0].text)], -pair[0].stream_start))
     return _name_text(best.text)
 
@@ -256,6 +269,7 @@ def is_pure_name(text: str) -> bool:
 
 
 def _name_text(text: str) -> str:
+    text = text.rstrip("-—–") or text  # a name broken off ("Mr. Bones--")
     for suffix in ("'s", "’s"):
         if text.endswith(suffix) and len(text) > len(suffix):
             return text[: -len(suffix)].rstrip()

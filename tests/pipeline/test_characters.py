@@ -214,3 +214,24 @@ def test_rows_mostly_called_by_one_role_of_one_place_are_one_character():
     named = (_records(0, ["Glinda", "Glinda", "the Good Witch of the South"]) +
              _records(1, ["Ozma", "Ozma", "the Good Witch of the South"], start=100))
     assert len(same_role_rows(summarise_all(named), summarise, people)) == 2
+
+
+def test_a_bare_name_the_memory_joined_to_another_person_moves_to_the_row_it_names():
+    silver = _records(0, ["Long John", "he", "Morgan", "Long John", "Morgan", "he", "Long John"], MASCULINE)
+    morgan = _records(1, ["Tom Morgan", "he", "Tom Morgan"], MASCULINE, start=100)
+    redruth = _records(2, ["Redruth"], MASCULINE, start=200)  # a row that is all stray joins its owner
+    tom = _records(3, ["Tom Redruth", "Tom Redruth"], MASCULINE, start=300)
+    rows = {row.name: row for row in table_entities(silver + morgan + redruth + tom)}
+    assert [m.text for m in rows["Tom Morgan"].mentions if m.mention_type == "name"] == [
+        "Morgan", "Morgan", "Tom Morgan", "Tom Morgan"]
+    assert "Morgan" not in rows["Long John"].aliases and rows["Long John"].n_mentions == 5
+    assert sorted(rows["Tom Redruth"].ids) == [2, 3] and "Redruth" not in rows
+    # a one-word name another row is called by alone moves to that row ("Marmee" joined to Laurie's entity)
+    laurie = _records(6, ["Laurie", "he", "Laurie", "Marmee", "Laurie"], MASCULINE, start=500)
+    marmee = _records(7, ["Marmee", "she", "Marmee"], FEMININE, start=600)
+    rows = {row.name: row for row in table_entities(laurie + marmee)}
+    assert rows["Marmee"].n_mentions == 4 and rows["Laurie"].n_mentions == 4 and "Marmee" not in rows["Laurie"].aliases
+    # a surname two full names end with stays where the memory put it
+    shared = _records(4, ["Sam Morgan", "Sam Morgan"], MASCULINE, start=400)
+    rows = {row.name: row for row in table_entities(silver + morgan + shared)}
+    assert rows["Long John"].n_mentions == 7

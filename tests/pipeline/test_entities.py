@@ -36,6 +36,30 @@ def test_the_canonical_name_is_the_fullest_name_and_possessives_are_cut():
     assert entity.name == "Elizabeth Bennet" and set(entity.aliases) == {"Elizabeth", "Lizzy"}
 
 
+def test_a_row_is_not_named_by_a_heading_a_broken_off_name_said_once_or_a_place():
+    from spacy.tokens import Doc
+
+    def annotated(words, mentions):
+        doc = Doc(spacy.blank("en").vocab, words=words)
+        doc.spans["coref_mentions"] = SpanGroup(doc, name="coref_mentions", spans=[Span(doc, s, e) for s, e in mentions],
+                                                attrs={ROLE: "mentions", "entity_ids": [0] * len(mentions)})
+        (entity,) = doc_entities(doc, merge_characters=False)
+        return entity
+
+    # a chapter number is no name: the row takes its most frequent nominal
+    squire = annotated("And the squire read I. and the squire slept".split(), [(1, 3), (4, 5), (6, 8)])
+    assert squire.name == "the squire" and "I." in squire.aliases
+    # "Doctor" (a title of address, no name) said three times, "Mr. Bones--" once: not "Mr. Bones"
+    doctor = annotated("So Doctor came , Doctor sat , Doctor spoke to Mr. Bones-- then".split(),
+                       [(1, 2), (4, 5), (7, 8), (10, 12)])
+    assert doctor.name == "Doctor" and "Mr. Bones" in doctor.aliases  # (the broken-off dash cut)
+    # a person row the memory joined a place name to is not named by the place
+    joined = annotated("He went to London . London was far . He wrote .".split(), [(0, 1), (3, 4), (5, 6), (9, 10)])
+    assert joined.kind == "person" and joined.name == "He" and joined.aliases == ["London"]
+    named = annotated("Then Mr. Bones-- came and Mr. Bones sat".split(), [(1, 3), (5, 7)])
+    assert named.name == "Mr. Bones"
+
+
 def test_organisations_and_unnamed_entities():
     doc = _annotated("The committee met . It voted . A storm came .", [(0, 2, 0), (4, 5, 0), (7, 9, 1)])
     rows = {entity.id: entity for entity in doc_entities(doc)}

@@ -1020,3 +1020,21 @@ def test_names_whose_of_complements_share_no_word_never_join_and_the_archive_kee
     archived = mention_memory.archive_cell(state, 0, 0, numpy.zeros(4))
     assert not mention_memory.archived_match(archived, _complemented(3, witch, north)[0])
     assert mention_memory.archived_match(archived, _complemented(3, witch, west)[0])
+
+
+def test_a_name_of_two_words_never_joins_a_cell_whose_names_share_none_of_them():
+    long, john, tom, morgan, silver = 30, 31, 32, 33, 34
+    state = CellState(1, 2)
+    state.apply(numpy.array([OVERWRITE]), numpy.array([0]), _padded([[1, john, 0, 1, 0, 0, 1, 0, 1, -1, 0, long, john,
+                                                                     -1]]), numpy.array([2]), 0.98, numpy.array([True]))
+    rows, cells = numpy.array([0, 0]), numpy.array([0, 1])  # cell 1 is empty: it holds no names
+
+    def name(*words):
+        return _padded([[2, words[-1], 0, 0, 0, 0, 1, 0, 1, -1, 0] + list(words) + [-1] * (3 - len(words))])
+
+    assert state.name_clash(name(tom, morgan), rows, cells).tolist() == [True, False]  # "Tom Morgan", "Long John"
+    assert state.name_clash(name(john, silver), rows, cells).tolist() == [False, False]  # a word shared
+    assert state.name_clash(name(morgan), rows, cells).tolist() == [False, False]  # one word may be a nickname
+    with switched_off("full_names_apart"):
+        assert state.name_clash(name(tom, morgan), rows, cells).tolist() == [False, False]
+
