@@ -460,51 +460,62 @@ def stray_names(rows: List, summarise, named: Mapping[NameKey, int]) -> List:
     surname to the row whose main name is a given name and that surname ("Morgan", joined to Long John Silver's
     entity before "Tom Morgan" was first said, goes to Tom Morgan's row), a one-word name to the row whose main
     name is that word alone ("Marmee" in Laurie's row goes to Marmee's). A name moves only where exactly one
-    person row owns it that way (a given name: one with known forms, ``name_forms``, or the name-gender lexicon's),
-    and only an untitled one-word name mention whose word no longer name mention of its own row holds."""
+    person row owns it that way (``name_owners``), and only an untitled one-word name mention whose word no longer
+    name mention of its own row holds. A row left with no mention joins the row its names went to."""
+    owners = name_owners(rows, named)
+    moved: Dict[int, List] = defaultdict(list)  # owner row → the mentions it gains
+    kept: Dict[int, List] = {}  # row that loses mentions → the mentions it keeps
+    for index, row in enumerate(rows):
+        if row.kind != "person":
+            continue
+        held = {word for m in row.mentions if m.mention_type == "name"
+                for key in [name_key(m.text)] if key is not None and len(key[1]) > 1 for word in key[1]}
+        stays = []
+        for m in row.mentions:
+            key = name_key(m.text) if m.mention_type == "name" else None
+            owner = owners.get(key[1][0]) if key is not None and key[0] == 0 and len(key[1]) == 1 else None
+            if owner is not None and owner != index and key[1][0] not in held:
+                moved[owner].append(m)
+            else:
+                stays.append(m)
+        if len(stays) < len(row.mentions):
+            kept[index] = stays
+    if not moved:
+        return rows
+    ids = {index: set(row.ids or [row.id]) for index, row in enumerate(rows)}
+    for index, stays in kept.items():
+        if not stays:  # all of it stray: its ids go with its names
+            for owner in {owner for owner, gained in moved.items() if any(m in gained for m in rows[index].mentions)}:
+                ids[owner] |= ids[index]
+    result = []
+    for index, row in enumerate(rows):
+        if index in kept or index in moved:
+            if index in kept and not kept[index]:
+                continue
+            records = sorted(kept.get(index, row.mentions) + moved.get(index, []), key=lambda r: (r.stream_start, r.end))
+            row = summarise(row.id, records)
+            row.ids = sorted(ids[index])
+        result.append(row)
+    return result
+
+
+def name_owners(rows: List, named: Mapping[NameKey, int]) -> Dict[str, int]:
+    """Name word → the one person row that owns it: the row whose main name is a given name (one with known forms,
+    ``name_forms``, or on the name-gender lexicon) and that word as surname, or that word alone and untitled; words
+    two rows would own are left out, and so are pronouns ("My dear" is no name)."""
     from ..models.memory import packaged_name_genders
 
     given = packaged_name_genders()
-    keys = [main_name(row, named) for row in rows]
     owners: Dict[str, List[int]] = defaultdict(list)
-    for index, (row, key) in enumerate(zip(rows, keys)):
-        if row.kind != "person" or key is None or key[1][-1] in PRONOUNS:  # ("My dear": no name)
+    for index, row in enumerate(rows):
+        key = main_name(row, named) if row.kind == "person" else None
+        if key is None or key[1][-1] in PRONOUNS:
             continue
         if len(key[1]) == 2 and (key[1][0] in given or name_forms(key[1][0])):
             owners[key[1][-1]].append(index)
         elif len(key[1]) == 1 and key[0] == 0:
             owners[key[1][0]].append(index)
-    if not owners:
-        return rows
-    moves: Dict[int, List] = defaultdict(list)
-    kept: Dict[int, List] = {}
-    for index, row in enumerate(rows):
-        held = {word for m in row.mentions if m.mention_type == "name"
-                for key in [name_key(m.text)] if key is not None and len(key[1]) > 1 for word in key[1]}
-        stray = []
-        for m in row.mentions:
-            key = name_key(m.text) if m.mention_type == "name" else None
-            if key is not None and key[0] == 0 and len(key[1]) == 1 and key[1][0] not in held and \
-                    len(owners.get(key[1][0], ())) == 1 and owners[key[1][0]][0] != index and row.kind == "person":
-                stray.append(m)
-                moves[owners[key[1][0]][0]].append(m)
-        if stray:
-            kept[index] = [m for m in row.mentions if not any(m is s for s in stray)]
-    if not moves:
-        return rows
-    emptied = {index for index, records in kept.items() if not records}  # all of it stray: it joins the owner
-    result = []
-    for index, row in enumerate(rows):
-        if index in emptied:
-            continue
-        records = kept.get(index, row.mentions) + moves.get(index, [])
-        if index in kept or index in moves:
-            entity = summarise(row.id, sorted(records, key=lambda r: (r.stream_start, r.end)))
-            entity.ids = sorted(set(row.ids or [row.id]).union(*(
-                rows[i].ids or [rows[i].id] for i in emptied if any(m in moves[index] for m in rows[i].mentions))))
-            row = entity
-        result.append(row)
-    return result
+    return {word: found[0] for word, found in owners.items() if len(found) == 1}
 
 
 def names_held_together(entities: Sequence) -> Set[FrozenSet[str]]:
