@@ -112,6 +112,15 @@ def plural_only(rows, earlier) -> bool:
     return ((numbers and numbers[-1] == 2) or nouns & 2) and not nouns & 1 and not gendered
 
 
+def clusters_before(cluster_of, mentions, i: int, window: int = 60) -> Dict[int, List[int]]:
+    """Cluster → the indices of its mentions among the ``window`` before mention ``i`` (what the memory's cells
+    hold at most), in order."""
+    earlier: Dict[int, List[int]] = {}
+    for j in range(max(0, i - window), i):
+        earlier.setdefault(cluster_of[mentions[j]], []).append(j)
+    return earlier
+
+
 def predicted_clusters(doc):
     return [[(span.start, span.end) for span in group] for group in doc._.coref_clusters]
 
@@ -165,10 +174,7 @@ def main(paths, pipeline=None, predicted: bool = False, rules_off: bool = False)
             # a singular name and each cluster whose earlier mentions (of the 60 before) are plural only
             singular_names = is_name(rows) & (rows[:, NOUN_NUMBER] == 1)
             for i in numpy.flatnonzero(singular_names).tolist():
-                earlier: Dict[int, List[int]] = {}
-                for j in range(max(0, i - 60), i):
-                    earlier.setdefault(cluster_of[mentions[j]], []).append(j)
-                for cluster, members in earlier.items():
+                for cluster, members in clusters_before(cluster_of, mentions, i).items():
                     if plural_only(rows, members):
                         attribute_counts[NAME_PLURAL_RULE, cluster == cluster_of[mentions[i]]] += 1
             # an untitled name of two or more name words and each cluster whose earlier name words share none
@@ -176,10 +182,8 @@ def main(paths, pipeline=None, predicted: bool = False, rules_off: bool = False)
             for i in range(len(mentions)):
                 if rows[i][PRONOUN] > 0 or rows[i][TITLED] > 0 or len(names[i]) < 2:
                     continue
-                held: Dict[int, set] = {}
-                for j in range(max(0, i - 60), i):
-                    held.setdefault(cluster_of[mentions[j]], set()).update(names[j])
-                for cluster, words in held.items():
+                for cluster, members in clusters_before(cluster_of, mentions, i).items():
+                    words = set().union(*(names[j] for j in members))
                     if words and words.isdisjoint(names[i]):
                         attribute_counts[FULL_NAME_RULE, cluster == cluster_of[mentions[i]]] += 1
             # person: pairs of gold mentions with a person, in one turn

@@ -465,33 +465,34 @@ def stray_names(rows: List, summarise, named: Mapping[NameKey, int]) -> List:
     owners = name_owners(rows, named)
     moved: Dict[int, List] = defaultdict(list)  # owner row → the mentions it gains
     kept: Dict[int, List] = {}  # row that loses mentions → the mentions it keeps
+    sent_to: Dict[int, Set[int]] = defaultdict(set)  # row that loses mentions → the rows they went to
     for index, row in enumerate(rows):
         if row.kind != "person":
             continue
-        held = {word for m in row.mentions if m.mention_type == "name"
-                for key in [name_key(m.text)] if key is not None and len(key[1]) > 1 for word in key[1]}
+        keys = [name_key(m.text) if m.mention_type == "name" else None for m in row.mentions]
+        held = {word for key in keys if key is not None and len(key[1]) > 1 for word in key[1]}
         stays = []
-        for m in row.mentions:
-            key = name_key(m.text) if m.mention_type == "name" else None
+        for m, key in zip(row.mentions, keys):
             owner = owners.get(key[1][0]) if key is not None and key[0] == 0 and len(key[1]) == 1 else None
             if owner is not None and owner != index and key[1][0] not in held:
                 moved[owner].append(m)
+                sent_to[index].add(owner)
             else:
                 stays.append(m)
-        if len(stays) < len(row.mentions):
+        if index in sent_to:
             kept[index] = stays
     if not moved:
         return rows
     ids = {index: set(row.ids or [row.id]) for index, row in enumerate(rows)}
-    for index, stays in kept.items():
-        if not stays:  # all of it stray: its ids go with its names
-            for owner in {owner for owner, gained in moved.items() if any(m in gained for m in rows[index].mentions)}:
-                ids[owner] |= ids[index]
+    emptied = {index for index, stays in kept.items() if not stays}  # all of it stray: its ids go with its names
+    for index in emptied:
+        for owner in sent_to[index]:
+            ids[owner] |= ids[index]
     result = []
     for index, row in enumerate(rows):
+        if index in emptied:
+            continue
         if index in kept or index in moved:
-            if index in kept and not kept[index]:
-                continue
             records = sorted(kept.get(index, row.mentions) + moved.get(index, []), key=lambda r: (r.stream_start, r.end))
             row = summarise(row.id, records)
             row.ids = sorted(ids[index])

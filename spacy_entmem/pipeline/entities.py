@@ -24,7 +24,7 @@ place or time, inanimate head); an entity's row (``Entity``) summarises its ment
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import AbstractSet, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from spacy.tokens import Doc
 
@@ -214,14 +214,7 @@ def summarise(entity: int, records: Sequence[MentionRecord]) -> Entity:
             text_votes.setdefault(_name_text(r.text), Counter())[r.kind == kind] += 1
     elsewhere = {text for text, agree in text_votes.items() if agree[False] > agree[True]}
     names = [record for record in records if record.mention_type == NAME and _name_text(record.text) not in elsewhere]
-    canonical = canonical_name(names, texts) if names else None
-    if canonical is None and any(record.speaker for record in records):  # a speaker who never names themself
-        canonical = Counter(record.speaker for record in records if record.speaker).most_common(1)[0][0]
-    elif canonical is None and any(text not in elsewhere for text in texts):  # the most frequent nominal
-        canonical = max((text for text in texts if text not in elsewhere),
-                        key=lambda text: (texts[text], -_first_position(records, text)))
-    elif canonical is None:  # only pronouns (and names of another kind): the first pronoun
-        canonical = next((r.text for r in records if r.mention_type == PRONOUN_MENTION), records[0].text)
+    canonical = (canonical_name(names, texts) if names else None) or unnamed_name(records, texts, elsewhere)
     aliases = [text for text, _ in texts.most_common() if text != canonical]
     genders = Counter(r.gender for r in records if r.gender in (MASCULINE, FEMININE))
     gender = GENDER_NAMES[genders.most_common(1)[0][0]] if genders else \
@@ -231,6 +224,19 @@ def summarise(entity: int, records: Sequence[MentionRecord]) -> Entity:
     return Entity(entity, canonical, aliases, kind, gender, number, {t: counts.get(t, 0) for t in MENTION_TYPES},
                   (records[0].text_index, records[0].start), (records[-1].text_index, records[-1].start),
                   list(records), [entity])
+
+
+def unnamed_name(records: Sequence[MentionRecord], texts: Counter, elsewhere: AbstractSet[str]) -> str:
+    """The name of an entity no name mention names: the speaker whose I it is (a speaker who never names
+    themself), else its most frequent nominal, else (only pronouns, and texts of another kind) its first pronoun;
+    ``elsewhere``: texts that name another kind than the entity's."""
+    speakers = Counter(record.speaker for record in records if record.speaker)
+    if speakers:
+        return speakers.most_common(1)[0][0]
+    nominals = [text for text in texts if text not in elsewhere]
+    if nominals:
+        return max(nominals, key=lambda text: (texts[text], -_first_position(records, text)))
+    return next((r.text for r in records if r.mention_type == PRONOUN_MENTION), records[0].text)
 
 
 def canonical_name(names: Sequence[MentionRecord], texts: Counter) -> Optional[str]:

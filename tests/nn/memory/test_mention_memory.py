@@ -1037,4 +1037,3 @@ def test_a_name_of_two_words_never_joins_a_cell_whose_names_share_none_of_them()
     assert state.name_clash(name(morgan), rows, cells).tolist() == [False, False]  # one word may be a nickname
     with switched_off("full_names_apart"):
         assert state.name_clash(name(tom, morgan), rows, cells).tolist() == [False, False]
-
