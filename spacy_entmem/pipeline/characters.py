@@ -28,9 +28,17 @@ mention), read as a title group (``linguistics.lexicon.TITLE_GROUPS``) and name 
 - rows that are mostly called by one capitalised role of one place or group are one character ("the Witch of the
   North" and "the Good Witch of the North": ``role_of``), unless two of them carry names of their own or their
   genders differ; "the Witch of the West" and "the Witch of the East" stay apart;
+- an entity called by one definite description at least ``DESCRIBED_OVER_NAMES`` times as often as by all its
+  names is that description's person, not keyed by the names the memory joined to it (``described_over_names``:
+  *Treasure Island*'s "the captain", 112 times, holds the 15 "Jim"s he says to the narrator, and is not Jim);
+- a row of no name mostly called "the <role>" of a title ("the doctor", ``ROLE_TITLES``) is the one person the
+  book gives that title, said at least twice, with one surname only ("Dr. Livesey"; ``titled_roles``): a book
+  with a Captain Smollett and a Cap'n Flint keeps "the captain" apart;
 - last, a bare name the memory joined to another person's entity moves to the one row it names (``stray_names``):
   "Morgan", joined to Long John Silver before "Tom Morgan" was first said, goes to Tom Morgan; "Toto" in Dorothy's
-  row goes to Toto's. The pronouns the memory joined with it stay where they are.
+  row goes to Toto's; "Jim" in the captain's row goes to "Jim Hawkins" (a given name too, where one row's main name
+  is that given name and a surname). A possessor is not moved ("Tom's younger brother" is not Tom), and the
+  pronouns the memory joined with a name stay where they are.
 
 A merged row keeps the id of its most mentioned entity (``Entity.id``) and lists all of them (``Entity.ids``).
 """
@@ -55,6 +63,16 @@ SLIP_AROUND = 5
 ADDRESS_WORDS = {"cap'n", "capn", "doctor", "squire", "o", "oh"}
 # "I", "I.", "XII": the pronoun or a heading's number, never a name (one letter but "I" is an initial: "L. Frank")
 ROMAN_NUMERAL = re.compile(r"i\.?|[ivxlcdm]{2,}\.?")
+# a row whose most frequent definite description ("the captain") is said this many times as often as all its name
+# mentions together is that description's person, whatever name the memory joined to it (the captain's "Jim", said
+# to the narrator, 15 times against 112 "the captain"): it is keyed by no name (``described_over_names``)
+DESCRIBED_OVER_NAMES = 4
+# titles a book names one person by, as "the <role>" too ("Dr. Livesey" … "the doctor"): title → role noun
+ROLE_TITLES = {**dict.fromkeys(("dr", "dr.", "doctor"), "doctor"),
+               **dict.fromkeys(("captain", "capt", "capt.", "cap'n", "capn"), "captain"),
+               **dict.fromkeys(("colonel", "col", "col."), "colonel"), **dict.fromkeys(("professor", "prof."), "professor"),
+               **{word: word for word in ("squire", "major", "general", "judge", "inspector", "sergeant", "lieutenant",
+                                          "parson", "governor")}}
 DESCRIPTION_WORDS = 5  # a definite description this long, said again, is one person ("the man with the wooden leg")
 DESCRIPTION_PREPOSITIONS = {"with", "of", "in", "from", "at", "on"}
 # a capitalised noun for people "of" a capitalised place or group: "the Good Witch of the North", "the King of the
@@ -310,6 +328,23 @@ def description(entity) -> Optional[str]:
         DESCRIPTION_PREPOSITIONS.intersection(words[2:]) else None
 
 
+def described_over_names(entity) -> bool:
+    """Whether an entity's most frequent definite description ("the captain": "the" and one or two more words, no
+    name) is said at least ``DESCRIBED_OVER_NAMES`` times as often as all its names (``name_key``) together, and it
+    has a name."""
+    names, described = 0, Counter()
+    for mention in entity.mentions:
+        if mention.mention_type == "pronoun":
+            continue
+        key = name_key(mention.text)
+        text = mention.text.lower()
+        if key is not None:
+            names += mention.mention_type == "name"
+        elif text.startswith("the ") and len(text.split()) <= 3:
+            described[text] += 1
+    return bool(names and described) and described.most_common(1)[0][1] >= DESCRIBED_OVER_NAMES * names
+
+
 def appositive_aliases(entities: Sequence, people: AbstractSet[str]) -> Set[Tuple[NameKey, NameKey]]:
     """The (name, role) key pairs of the mentions that set a capitalised role beside a name ("Oz, the Great
     Wizard" → ((0, ("oz",)), (0, ("great", "wizard")))), where the role's last word is in ``people`` (nouns for
@@ -415,7 +450,7 @@ def merge_characters(entities: Sequence, summarise, people: AbstractSet[str] = f
     wrong pronoun joined, not another person). ``people``: nouns for people, for roles in apposition."""
     named = Counter(key for entity in entities for m in entity.mentions if m.mention_type == "name"
                     for key in [name_key(m.text)] if key is not None)
-    keyed = [(entity, main_name(entity, named)) for entity in entities]
+    keyed = [(entity, None if described_over_names(entity) else main_name(entity, named)) for entity in entities]
     aliases = appositive_aliases(entities, people)
     keys = [key for _, key in keyed if key is not None] + [k for pair in aliases for k in pair]
     roles = role_words({words[0] for _, words in keys if len(words) == 1}, people)
@@ -451,8 +486,58 @@ def merge_characters(entities: Sequence, summarise, people: AbstractSet[str] = f
         for gender in sizes:
             merged.append(_merged(by_gender[gender] + (by_gender[""] if gender == larger else []), summarise))
     merged = same_role_rows(merged, summarise, people)
+    merged = titled_roles(merged, summarise, named)
     merged = stray_names(merged, summarise, named)
     return sorted(merged, key=lambda e: (-e.n_mentions, e.mentions[0].stream_start))
+
+
+def role_titles(entity) -> Counter:
+    """(role, surname) → how often an entity's name mentions give that surname a ``ROLE_TITLES`` title ("Dr.
+    Livesey" → ("doctor", "livesey"))."""
+    found = Counter()
+    for mention in entity.mentions:
+        words = mention.text.replace("’", "'").split()
+        if mention.mention_type == "name" and len(words) == 2 and words[0].lower() in ROLE_TITLES and \
+                words[1][:1].isupper() and words[1].isalpha():
+            found[ROLE_TITLES[words[0].lower()], words[1].lower()] += 1
+    return found
+
+
+def role_description(entity) -> Optional[str]:
+    """The role noun of an entity whose most frequent mention that is no pronoun is "the <role>" of a
+    ``ROLE_TITLES`` role ("the doctor" → "doctor"); else None."""
+    texts = Counter(m.text.lower() for m in entity.mentions if m.mention_type != "pronoun")
+    if not texts:
+        return None
+    words = texts.most_common(1)[0][0].split()
+    return words[1] if len(words) == 2 and words[0] == "the" and words[1] in ROLE_TITLES.values() else None
+
+
+def titled_roles(rows: List, summarise, named: Mapping[NameKey, int]) -> List:
+    """``rows`` with each row of no name that is mostly "the <role>" ("the doctor", ``role_description``) merged
+    into the one person row whose names give that title to a surname ("Dr. Livesey"), where the book gives the
+    title, said at least twice, to one surname only ("the captain" of a book with a Captain Smollett and a Cap'n
+    Flint stays apart)."""
+    titled: Dict[str, Counter] = defaultdict(Counter)  # role → surname → how often
+    holders: Dict[Tuple[str, str], Set[int]] = defaultdict(set)
+    for index, row in enumerate(rows):
+        if row.kind == "person":
+            for (role, surname), n in role_titles(row).items():
+                titled[role][surname] += n
+                holders[role, surname].add(index)
+    joins: Dict[int, List[int]] = defaultdict(list)  # holder row → the described rows it takes
+    for index, row in enumerate(rows):
+        if row.kind != "person" or (main_name(row, named) is not None and not described_over_names(row)):
+            continue
+        role = role_description(row)
+        surnames = [surname for surname, n in titled.get(role, {}).items() if n >= 2]
+        if len(surnames) == 1 and len(holders[role, surnames[0]]) == 1:
+            joins[next(iter(holders[role, surnames[0]]))].append(index)
+    if not joins:
+        return rows
+    taken = {index for described in joins.values() for index in described}
+    return [_merged([row] + [rows[i] for i in joins[index]], summarise) if index in joins else row
+            for index, row in enumerate(rows) if index not in taken]
 
 
 def stray_names(rows: List, summarise, named: Mapping[NameKey, int]) -> List:
@@ -473,7 +558,8 @@ def stray_names(rows: List, summarise, named: Mapping[NameKey, int]) -> List:
         held = {word for key in keys if key is not None and len(key[1]) > 1 for word in key[1]}
         stays = []
         for m, key in zip(row.mentions, keys):
-            owner = owners.get(key[1][0]) if key is not None and key[0] == 0 and len(key[1]) == 1 else None
+            owner = owners.get(key[1][0]) if key is not None and key[0] == 0 and len(key[1]) == 1 and \
+                not possessive_name(m.text) else None
             if owner is not None and owner != index and key[1][0] not in held:
                 moved[owner].append(m)
                 sent_to[index].add(owner)
@@ -500,20 +586,30 @@ def stray_names(rows: List, summarise, named: Mapping[NameKey, int]) -> List:
     return result
 
 
+def possessive_name(text: str) -> bool:
+    """Whether a mention's name is a possessor ("Tom's younger brother", "Tom 's Aunt Polly": the mention is
+    someone else)."""
+    words = re.findall(r"[\w'’.-]+|[^\w\s]", text)[:3]
+    return any(word.endswith(("'s", "’s")) or word in ("'", "’") for word in words)
+
+
 def name_owners(rows: List, named: Mapping[NameKey, int]) -> Dict[str, int]:
     """Name word → the one person row that owns it: the row whose main name is a given name (one with known forms,
-    ``name_forms``, or on the name-gender lexicon) and that word as surname, or that word alone and untitled; words
-    two rows would own are left out, and so are pronouns ("My dear" is no name)."""
+    ``name_forms``, or on the name-gender lexicon) and a surname owns both words, the row whose main name is that
+    word alone and untitled owns it; words two rows would own are left out ("Tom" of Tom Morgan and Tom Redruth),
+    and so are pronouns ("My dear" is no name) and rows called by a description more than by names
+    (``described_over_names``)."""
     from ..models.memory import packaged_name_genders
 
     given = packaged_name_genders()
     owners: Dict[str, List[int]] = defaultdict(list)
     for index, row in enumerate(rows):
-        key = main_name(row, named) if row.kind == "person" else None
+        key = main_name(row, named) if row.kind == "person" and not described_over_names(row) else None
         if key is None or key[1][-1] in PRONOUNS:
             continue
         if len(key[1]) == 2 and (key[1][0] in given or name_forms(key[1][0])):
             owners[key[1][-1]].append(index)
+            owners[key[1][0]].append(index)
         elif len(key[1]) == 1 and key[0] == 0:
             owners[key[1][0]].append(index)
     return {word: found[0] for word, found in owners.items() if len(found) == 1}

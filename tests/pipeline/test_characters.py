@@ -235,3 +235,37 @@ def test_a_bare_name_the_memory_joined_to_another_person_moves_to_the_row_it_nam
     shared = _records(4, ["Sam Morgan", "Sam Morgan"], MASCULINE, start=400)
     rows = {row.name: row for row in table_entities(silver + morgan + shared)}
     assert rows["Long John"].n_mentions == 7
+
+
+def test_a_row_mostly_called_by_a_description_is_not_named_by_the_names_joined_to_it():
+    # the captain's entity holds the "Jim" he says to the narrator: 8 "the captain" against 2 names
+    captain = _records(0, ["the captain", "he", "Jim"] + ["the captain"] * 7 + ["Jim", "he"], MASCULINE)
+    jim = _records(1, ["Jim Hawkins", "Jim", "he", "Jim Hawkins", "Jim"], MASCULINE, start=100)
+    rows = {row.name: row for row in table_entities(captain + jim)}
+    assert set(rows) == {"the captain", "Jim Hawkins"}
+    assert rows["the captain"].n_mentions == 10 and "Jim" not in rows["the captain"].aliases
+    assert rows["Jim Hawkins"].n_mentions == 7 and rows["Jim Hawkins"].ids == [1]  # (the captain keeps his id)
+    # with fewer descriptions the names key the entity as before: it is Jim's
+    named = _records(0, ["the captain", "he", "Jim", "the captain", "Jim"], MASCULINE)
+    assert [row.n_mentions for row in table_entities(named + jim)] == [10]
+
+
+def test_a_row_called_the_role_of_the_one_titled_surname_joins_that_person():
+    livesey = _records(0, ["Dr. Livesey", "he", "Dr. Livesey", "Livesey"], MASCULINE)
+    doctor = _records(1, ["the doctor", "he", "the doctor"], MASCULINE, start=100)
+    rows = table_entities(livesey + doctor)
+    assert [(row.name, row.ids, row.n_mentions) for row in rows] == [("Dr. Livesey", [0, 1], 7)]
+    # two doctors in the book: "the doctor" may be either, and stays apart
+    roylott = _records(2, ["Dr. Roylott", "Dr. Roylott"], MASCULINE, start=200)
+    assert len(table_entities(livesey + doctor + roylott)) == 3
+    # a title said once is no evidence ("Cap'n Trelawney", said of the squire in jest)
+    once = _records(3, ["Captain Smollett", "he", "Smollett"], MASCULINE, start=300)
+    captain = _records(4, ["the captain", "the captain"], MASCULINE, start=400)
+    assert len(table_entities(once + captain)) == 2
+
+
+def test_a_possessive_name_is_not_moved_to_the_possessor():
+    sid = _records(0, ["Sid", "he", "Tom's younger brother", "Sid"], MASCULINE)
+    tom = _records(1, ["Tom", "he", "Tom"], MASCULINE, start=100)
+    rows = {row.name: row for row in table_entities(sid + tom)}
+    assert "Tom's younger brother" in rows["Sid"].aliases and rows["Tom"].n_mentions == 3
