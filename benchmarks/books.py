@@ -28,7 +28,7 @@ def read_one(key_path: Path, novels: Path, settings: dict, raw_table: bool, tabl
     import torch
 
     import spacy_entmem
-    from spacy_entmem.books import split_chapters
+    from spacy_entmem.books import gutenberg_body, split_chapters
     from spacy_entmem.evaluation.character_keys import (load_key, narrator_shares, quoted_first_person, score_entities,
                                                          speaker_shares, unquoted_first_person)
     from spacy_entmem.evaluation.identity_loss import IdentityLog
@@ -36,7 +36,7 @@ def read_one(key_path: Path, novels: Path, settings: dict, raw_table: bool, tabl
 
     torch.set_num_threads(1)
     key = load_key(key_path)
-    text = (novels / key.book).read_text(encoding="utf8")
+    text, _ = gutenberg_body((novels / key.book).read_text(encoding="utf8"))  # (as entmem entities reads it)
     chapters = split_chapters(text, key.chapters)
     config = {"components": {"entity_memory": settings}} if settings else {}
     nlp = spacy_entmem.load_default(config=config) if pipeline is None else spacy_entmem.load_with_scheme(

@@ -73,6 +73,38 @@ def _body(chapter: str) -> str:
     return chapter.split("\n", 1)[1] if "\n" in chapter else ""
 
 
+# Project Gutenberg's markers around a book's text ("*** START OF THIS PROJECT GUTENBERG EBOOK LITTLE WOMEN ***", "***
+# END OF THE PROJECT GUTENBERG EBOOK …", or the line "End of Project Gutenberg's …" before it): before the first is
+# the header, from the second on the licence
+GUTENBERG_START = re.compile(r"^\*{3}\s*START OF (?:THE|THIS) PROJECT GUTENBERG E-?BOOK.*$", re.MULTILINE | re.IGNORECASE)
+GUTENBERG_END = re.compile(r"^(?:\*{3}\s*END OF (?:THE|THIS) PROJECT GUTENBERG E-?BOOK|End of (?:the )?Project "
+                           r"Gutenberg)", re.MULTILINE | re.IGNORECASE)
+
+
+@dataclass
+class Boilerplate:
+    """What ``gutenberg_body`` left out: the lines of the header before the start marker and of the licence from
+    the end marker on (0 where there is none)."""
+
+    header_lines: int = 0
+    licence_lines: int = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.header_lines or self.licence_lines)
+
+
+def gutenberg_body(text: str) -> Tuple[str, Boilerplate]:
+    """A Project Gutenberg file's book without the header before its start marker (the marker line included) and
+    the licence from its end marker on, and how many lines each was; a text without the markers is returned as it
+    is. The licence names "Project Gutenberg" and its volunteers as people and places; the header, the book's title
+    and author."""
+    start = GUTENBERG_START.search(text)
+    begin = start.end() if start else 0
+    end = GUTENBERG_END.search(text, begin)
+    finish = end.start() if end else len(text)
+    return text[begin:finish], Boilerplate(len(text[:begin].splitlines()), len(text[finish:].splitlines()))
+
+
 MOJIBAKE = re.compile("[\u00c2\u00c3\u00c5\u00e2][\u0080-\u00bf\u0152-\u0178\u02c6-\u02dc\u2013-\u2122]{1,2}")
 
 

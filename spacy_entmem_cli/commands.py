@@ -979,14 +979,18 @@ def entities(
     kind: Optional[str] = typer.Option(None, help="Only entities of this kind: person, place, organisation, other"),
     model: str = typer.Option("default", help="Pipeline directory or package"),
     encoding: str = typer.Option("utf8", help="The file's text encoding (e.g. latin-1)"),
+    keep_boilerplate: bool = typer.Option(False, "--keep-boilerplate", help="Also read a Project Gutenberg "
+                                          "file's header and licence (left out by default)"),
 ) -> None:
     """The entities of a book: its chapters read as one stream (one memory across them), one row per character
     with its name, aliases, kind, gender, number and mention counts; a CSV table and a chart of where the main
-    ones appear, chapter by chapter. Exit codes as annotate's: 2 for a wrong option or a missing file, 1 for a
-    file that is not text in --encoding, 0 for an empty one (nothing to read)."""
+    ones appear, chapter by chapter. A Project Gutenberg file is read from its "*** START OF …" line to its "***
+    END OF …" line. Exit codes as annotate's: 2 for a wrong option or a missing file, 1 for a file that is not
+    text in --encoding, 0 for an empty one (nothing to read)."""
     from spacy_entmem.batch.inputs import check_encoding, decode_text
     from spacy_entmem.books import (
-        fit_chapters, plot_entity_chart, read_book, repair_mojibake, split_chapters, write_entities_csv,
+        fit_chapters, gutenberg_body, plot_entity_chart, read_book, repair_mojibake, split_chapters,
+        write_entities_csv,
     )
     from spacy_entmem.pipeline.entities import PERSON_KIND, PLACE_KIND, ORGANISATION_KIND, OTHER_KIND
 
@@ -1005,6 +1009,12 @@ def entities(
     text, repaired = repair_mojibake(text)
     if repaired:
         msg.warn(f"{book}: {repaired} mis-decoded characters put back (UTF-8 read as cp1252: 'â€”' → '—')")
+    if not keep_boilerplate:
+        text, left_out = gutenberg_body(text)
+        if left_out:
+            parts = [f"{part} ({lines} lines)" for part, lines in (("header", left_out.header_lines),
+                                                                  ("licence", left_out.licence_lines)) if lines]
+            msg.info(f"{book}: Project Gutenberg's {' and '.join(parts)} left out; --keep-boilerplate reads all")
     if not text.strip():
         msg.warn(f"{book}: no text to read")
         raise typer.Exit(0)

@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 
 import spacy_entmem
-from spacy_entmem.books import plot_entity_chart, read_book, split_chapters, write_entities_csv
+from spacy_entmem.books import (Boilerplate, gutenberg_body, plot_entity_chart, read_book, split_chapters,
+                                write_entities_csv)
 
 BOOK = Path(spacy_entmem.__file__).parent / "samples" / "books" / "pride_and_prejudice.txt"
 TEXT = "Title page\n\nCHAPTER I\nAnna met Ben.\n\nCHAPTER II\nBen wrote to Anna.\nShe answered him.\n"
@@ -18,6 +19,22 @@ def test_chapters_start_at_the_lines_the_pattern_matches():
     assert [c.title for c in split_chapters(TEXT[len("Title page\n\n"):], r"CHAPTER [IVX]+")] == ["CHAPTER I", "CHAPTER II"]
     with pytest.raises(ValueError, match="matches no line"):  # only at a line's start
         split_chapters("x CHAPTER I\nfoo", "CHAPTER I")
+
+
+GUTENBERG = ("The Project Gutenberg EBook of X\n\nTitle: X\n\n*** START OF THIS PROJECT GUTENBERG EBOOK X ***\n\n"
+             "CHAPTER I\nAnna met Ben.\n\nEnd of Project Gutenberg's X\n\n*** END OF THIS PROJECT GUTENBERG EBOOK X ***\n"
+             "\nProject Gutenberg volunteers and Michael Hart wrote it.\n")
+
+
+def test_a_project_gutenberg_file_is_its_book_without_the_header_and_licence():
+    body, left_out = gutenberg_body(GUTENBERG)
+    assert body == "\n\nCHAPTER I\nAnna met Ben.\n\n"
+    assert (left_out.header_lines, left_out.licence_lines) == (5, 5)
+    assert gutenberg_body("CHAPTER I\nAnna met Ben.") == ("CHAPTER I\nAnna met Ben.", Boilerplate())
+    assert not gutenberg_body("No markers.")[1]
+    # the newer marker ("THE", "eBook"), and a start marker only
+    body, left_out = gutenberg_body("Header\n*** START OF THE PROJECT GUTENBERG eBOOK Y ***\nText.\n")
+    assert body == "\nText.\n" and (left_out.header_lines, left_out.licence_lines) == (2, 0)
 
 
 def test_without_headings_paragraphs_are_grouped_into_pieces():

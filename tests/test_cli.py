@@ -459,6 +459,24 @@ def test_entities_repairs_mis_decoded_punctuation_and_skips_a_table_of_contents(
     assert "1 mis-decoded characters put back" in printed and "3 chapter(s)" in printed  # front matter + 2
 
 
+def test_entities_leaves_out_a_project_gutenberg_header_and_licence(tmp_path):
+    from tests.test_books import GUTENBERG
+
+    book = tmp_path / "book.txt"
+    book.write_text(GUTENBERG, encoding="utf8")
+    result = runner.invoke(app, ["entities", str(book), "--chapters", "CHAPTER [IVX]+"])
+    printed = " ".join(result.output.split())
+    assert result.exit_code == 0, printed
+    assert "header (5 lines) and licence (5 lines) left out" in printed and "1 chapter(s)" in printed
+    assert "Michael Hart" not in printed and "Anna" in printed
+    kept = runner.invoke(app, ["entities", str(book), "--chapters", "CHAPTER [IVX]+", "--keep-boilerplate"])
+    said = " ".join(kept.output.split())
+    assert kept.exit_code == 0 and "left out" not in said and "2 chapter(s)" in said  # front matter + chapter I
+    book.write_text("Header\n*** START OF THE PROJECT GUTENBERG EBOOK Y ***\nAnna met Ben.\n", encoding="utf8")
+    header = " ".join(runner.invoke(app, ["entities", str(book)]).output.split())
+    assert "Project Gutenberg's header (2 lines) left out" in header and "licence" not in header
+
+
 def test_help_lists_the_commands_a_user_runs_first():
     import click
     from typer.main import get_command
