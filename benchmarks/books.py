@@ -28,7 +28,7 @@ def read_one(key_path: Path, novels: Path, settings: dict, raw_table: bool, tabl
     import torch
 
     import spacy_entmem
-    from spacy_entmem.books import gutenberg_body, split_chapters
+    from spacy_entmem.books import chapter_speakers, gutenberg_body, split_chapters
     from spacy_entmem.evaluation.character_keys import (load_key, narrator_shares, quoted_first_person, score_entities,
                                                          speaker_shares, unquoted_first_person)
     from spacy_entmem.evaluation.identity_loss import IdentityLog
@@ -48,7 +48,9 @@ def read_one(key_path: Path, novels: Path, settings: dict, raw_table: bool, tabl
     started = time.perf_counter()
     last = started
     first_person, quoted = [], []
-    for chapter, doc in zip(chapters, reader.pipe((chapter.text for chapter in chapters), batch_size=1)):
+    speakers = chapter_speakers(chapters)  # (as entmem entities reads a book: a heading's narrator)
+    for chapter, doc in zip(chapters, reader.pipe((chapter.text for chapter in chapters), speakers=speakers,
+                                                  batch_size=1)):
         now = time.perf_counter()
         seconds.append(now - last)
         tokens.append(len(doc))

@@ -68,6 +68,43 @@ def split_chapters(text: str, pattern: Optional[str] = None, piece_words: int = 
     return [Chapter(f"part {k}", piece) for k, piece in enumerate(pieces, start=1)]
 
 
+# a heading that names who tells the chapter in the first person, read in a chapter's first lines: "Narrative
+# Continued by the Doctor", "Told by Nelly Dean", "Esther's Narrative", "Jonathan Harker's Journal"; the narrator
+# named must hold a capitalised word ("the Doctor", not "What Was Told by the fire")
+WHO = r"(?P<who>(?:[Tt]he |[Mm]y )?[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*){0,3})"
+NARRATOR_HEADINGS = (
+    re.compile(r"\b(?:narrative|story|tale|account)\s+(?P<how>continued|resumed|begun|told|related|written)\s+by\s+"
+               + WHO, re.IGNORECASE),
+    re.compile(r"^(?P<how>told|related|narrated)\s+by\s+" + WHO, re.IGNORECASE),
+    re.compile(r"^" + WHO + r"['’]s\s+(?:narrative|journal|diary|statement)\b", re.IGNORECASE),
+)
+HEADING_LINES = 3  # the lines of a chapter (blank ones skipped) where a narrator's heading is looked for
+
+
+def heading_narrator(chapter: Chapter) -> Optional[Tuple[str, bool]]:
+    """Who a chapter's heading says tells it ("Narrative Continued by the Doctor: How the Ship Was Abandoned" →
+    "the Doctor"), and whether the heading says the narration goes back to them ("Narrative Resumed by Jim
+    Hawkins"); None for a chapter whose first ``HEADING_LINES`` lines name no narrator."""
+    lines = [line.strip() for line in chapter.text.splitlines() if line.strip()][:HEADING_LINES]
+    for line in lines:
+        for pattern in NARRATOR_HEADINGS:
+            match = pattern.search(line)
+            if match:
+                who = " ".join(match.group("who").split())
+                return who.title() if who.isupper() else who, (match.groupdict().get("how") or "").lower() == "resumed"
+    return None
+
+
+def chapter_speakers(chapters: Sequence[Chapter]) -> List[Optional[str]]:
+    """Per chapter, who says its unquoted I (``Reader.pipe``'s speakers): the narrator its heading names
+    (``heading_narrator``); in a book where a heading says the narration is resumed by someone, that narrator also
+    for the chapters whose heading names nobody (the book's own narrator, whom the other headings interrupt);
+    else None (an unnamed narrator, as without headings)."""
+    named = [heading_narrator(chapter) for chapter in chapters]
+    resumed = next((who for found in named if found is not None for who, again in [found] if again), None)
+    return [found[0] if found is not None else resumed for found in named]
+
+
 def _body(chapter: str) -> str:
     """A chapter's text without its heading line."""
     return chapter.split("\n", 1)[1] if "\n" in chapter else ""
@@ -156,10 +193,12 @@ def fit_chapters(chapters: Sequence[Chapter], max_chars: int, piece_words: int =
 
 def read_book(nlp: Language, chapters: Sequence[Chapter], batch_size: int = 4) -> Tuple[Reader, List[int]]:
     """A ``Reader`` that has read the chapters as one stream (its ``entities()`` are the book's), and the
-    position (tokens into the stream) where each chapter starts."""
+    position (tokens into the stream) where each chapter starts. A chapter whose heading names its narrator is
+    read with that narrator as its speaker (``chapter_speakers``)."""
     reader = Reader(nlp)
     starts = []
-    for doc in reader.pipe((chapter.text for chapter in chapters), batch_size=batch_size):
+    for doc in reader.pipe((chapter.text for chapter in chapters), speakers=chapter_speakers(chapters),
+                           batch_size=batch_size):
         starts.append(reader.tokens_read - len(doc))
     return reader, starts
 

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 import spacy_entmem
-from spacy_entmem.books import (Boilerplate, gutenberg_body, plot_entity_chart, read_book, split_chapters,
+from spacy_entmem.books import (Boilerplate, Chapter, gutenberg_body, plot_entity_chart, read_book, split_chapters,
                                 write_entities_csv)
 
 BOOK = Path(spacy_entmem.__file__).parent / "samples" / "books" / "pride_and_prejudice.txt"
@@ -134,3 +134,33 @@ def test_a_chapter_longer_than_the_pipeline_reads_is_cut_into_pieces_and_nothing
     assert all(len(c.text) <= 400 for c in fitted)
     words = lambda cs: " ".join(c.text for c in cs).split()  # noqa: E731
     assert words(fitted) == words(chapters)  # every word read once (a paragraph of 800 characters: cut at spaces)
+
+
+def test_a_heading_that_names_the_narrator_makes_them_the_speaker_of_the_chapter():
+    from spacy_entmem.books import Chapter, chapter_speakers, heading_narrator
+
+    assert heading_narrator(Chapter("16", "16\n\nNarrative Continued by the Doctor: How the Ship Was Abandoned\n\nIT "
+                                          "was")) == ("the Doctor", False)
+    assert heading_narrator(Chapter("19", "19\n\nNarrative Resumed by Jim Hawkins: The Garrison\n")) == (
+        "Jim Hawkins", True)
+    assert heading_narrator(Chapter("III", "CHAPTER III\nESTHER'S NARRATIVE\n\nI have")) == ("Esther", False)
+    assert heading_narrator(Chapter("2", "Chapter 2\nWhat Was Told by the fire\n\nI went")) is None
+    assert heading_narrator(Chapter("4", "CHAPTER 4\n\nThe Boy\n\nHe said he was told by Nelly Dean")) is None
+    chapters = [Chapter(str(k), f"{k}\n\n{heading}\n\nI went.") for k, heading in enumerate(
+        ["The Inn", "Narrative Continued by the Doctor", "Narrative Resumed by Jim Hawkins", "The Island"])]
+    # "resumed by" names the book's own narrator: the chapters no heading names are Jim's
+    assert chapter_speakers(chapters) == ["Jim Hawkins", "the Doctor", "Jim Hawkins", "Jim Hawkins"]
+    assert chapter_speakers(chapters[:2]) == [None, "the Doctor"]
+
+
+def test_a_chapter_told_by_another_narrator_keeps_its_i_apart_from_the_books_narrator():
+    nlp = spacy_entmem.load_default()
+    chapters = [Chapter("1", "1\n\nThe Inn\n\nI met Anna Smith at the inn. I liked her."),
+                Chapter("2", "2\n\nNarrative Continued by Anna Smith\n\nI left the inn early. I walked home.")]
+    reader, _ = read_book(nlp, chapters)
+    rows = {row.name: row for row in reader.entities("person")}
+    anna = rows["Anna Smith"]
+    narrator = next(row for row in rows.values() if row is not anna and any(
+        m.text == "I" for m in row.mentions))
+    assert [m.text for m in anna.mentions if m.text == "I"] == ["I", "I"]  # chapter 2's two I's are Anna's
+    assert [m.text for m in narrator.mentions if m.text == "I"] == ["I", "I"]  # chapter 1's stay the narrator's
