@@ -29,8 +29,9 @@ mention), read as a title group (``linguistics.lexicon.TITLE_GROUPS``) and name 
   North" and "the Good Witch of the North": ``role_of``), unless two of them carry names of their own or their
   genders differ; "the Witch of the West" and "the Witch of the East" stay apart;
 - an entity called by one definite description at least ``DESCRIBED_OVER_NAMES`` times as often as by all its
-  names is that description's person, not keyed by the names the memory joined to it (``described_over_names``:
-  *Treasure Island*'s "the captain", 112 times, holds the 15 "Jim"s he says to the narrator, and is not Jim);
+  names, all of them said in quotations, is that description's person, not keyed by the names the memory joined
+  to it (``described_over_names``: *Treasure Island*'s "the captain", 112 times, holds the 15 "Jim"s he says to
+  the narrator, and is not Jim; a hero the narration calls "the old man" and sometimes by name keeps the name);
 - a row of no name mostly called "the <role>" of a title ("the doctor", ``ROLE_TITLES``) is the one person the
   book gives that title, said at least twice, with one surname only ("Dr. Livesey"; ``titled_roles``): a book
   with a Captain Smollett and a Cap'n Flint keeps "the captain" apart;
@@ -331,16 +332,19 @@ def description(entity) -> Optional[str]:
 def described_over_names(entity) -> bool:
     """Whether an entity's most frequent definite description ("the captain": "the" and one or two more words, no
     name) is said at least ``DESCRIBED_OVER_NAMES`` times as often as all its names (``name_key``) together, and it
-    has a name."""
+    has names, all of them said in quotations (the names someone calls another person by; a name the narration
+    gives it, as to a hero mostly called "the old man", keys it)."""
     names, described = 0, Counter()
     for mention in entity.mentions:
         if mention.mention_type == "pronoun":
             continue
         key = name_key(mention.text)
         text = mention.text.lower()
-        if key is not None:
-            names += mention.mention_type == "name"
-        elif text.startswith("the ") and len(text.split()) <= 3:
+        if key is not None and mention.mention_type == "name":
+            if not mention.quoted:
+                return False
+            names += 1
+        elif key is None and text.startswith("the ") and len(text.split()) <= 3:
             described[text] += 1
     return bool(names and described) and described.most_common(1)[0][1] >= DESCRIBED_OVER_NAMES * names
 

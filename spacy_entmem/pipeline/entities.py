@@ -71,6 +71,7 @@ class MentionRecord:
     speaker: str = ""  # for an unquoted I / me / my of a text with a named speaker (``Doc._.speaker``): who
     apposed_to: str = ""  # the text of the mention this one stands in apposition with (``apposed_mentions``: "Oz,
     # the Great Wizard" → "Oz" on the record of "the Great Wizard"), whatever spans the memory kept
+    quoted: bool = False  # inside a quotation (``linguistics.speakers.read_quotations``)
 
     @property
     def stream_start(self) -> int:
@@ -143,7 +144,8 @@ def mention_records(doc: Doc, text_index: int = 0, offset: int = 0) -> List[Ment
             kind = ""
         number = row[NUMBER] or row[NOUN_NUMBER]
         records.append(MentionRecord(int(entity), text_index, start, end, offset, span.text, mention_type,
-                                     row[GENDER], number, kind, speaker, apposed.get((start, end), "")))
+                                     row[GENDER], number, kind, speaker, apposed.get((start, end), ""),
+                                     bool(row[QUOTED])))
     return records
 
 
@@ -329,7 +331,7 @@ class EntityTable:
 
     def to_list(self) -> List[list]:
         return [[r.entity, r.text_index, r.start, r.end, r.offset, r.text, r.mention_type, r.gender, r.number,
-                 r.kind, r.speaker, r.apposed_to] for r in self.records]
+                 r.kind, r.speaker, r.apposed_to, r.quoted] for r in self.records]
 
     @classmethod
     def from_list(cls, rows: List[list]) -> "EntityTable":

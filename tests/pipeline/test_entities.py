@@ -134,6 +134,15 @@ def test_a_mention_the_parse_sets_in_apposition_with_another_names_it():
     assert [r.apposed_to for r in mention_records(doc)] == ["", "Oz"]
 
 
-def test_table_rows_saved_before_the_apposition_column_still_load():
+def test_table_rows_saved_before_the_apposition_and_quotation_columns_still_load():
     table = EntityTable.from_list([[0, 0, 0, 1, 0, "Anna", "name", 2, 1, "person", ""]])
-    assert table.records[0].apposed_to == "" and table.to_list()[0][-1] == ""
+    assert table.records[0].apposed_to == "" and table.records[0].quoted is False
+    assert table.to_list()[0][-2:] == ["", False]
+    again = EntityTable.from_list(table.to_list() + [[1, 0, 3, 4, 0, "Jim", "name", 1, 1, "person", "", "", True]])
+    assert [r.quoted for r in again.records] == [False, True]
+
+
+def test_a_record_says_whether_its_mention_is_quoted():
+    #                 0 1   2 3    4   5 6    7   8       9
+    doc = _annotated('" Jim , come here , " said the captain .', [(1, 2, 0), (8, 10, 1)])
+    assert [(r.text, r.quoted) for r in mention_records(doc)] == [("Jim", True), ("the captain", False)]
