@@ -72,11 +72,11 @@ def split_chapters(text: str, pattern: Optional[str] = None, piece_words: int = 
 # Continued by the Doctor", "Told by Nelly Dean", "Esther's Narrative", "Jonathan Harker's Journal"; the narrator
 # named must hold a capitalised word ("the Doctor", not "What Was Told by the fire")
 WHO = r"(?P<who>(?:[Tt]he |[Mm]y )?[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*){0,3})"
-NARRATOR_HEADINGS = (
-    re.compile(r"\b(?:narrative|story|tale|account)\s+(?P<how>continued|resumed|begun|told|related|written)\s+by\s+"
-               + WHO, re.IGNORECASE),
-    re.compile(r"^(?P<how>told|related|narrated)\s+by\s+" + WHO, re.IGNORECASE),
-    re.compile(r"^" + WHO + r"['’]s\s+(?:narrative|journal|diary|statement)\b", re.IGNORECASE),
+NARRATOR_HEADINGS = (  # (the words of the heading in any case, the narrator's name as written)
+    re.compile(r"\b(?i:(?:narrative|story|tale|account)\s+(?P<how>continued|resumed|begun|told|related|written)\s+by)"
+               r"\s+" + WHO),
+    re.compile(r"^(?i:(?P<how>told|related|narrated)\s+by)\s+" + WHO),
+    re.compile(r"^" + WHO + r"['’][sS]\s+(?i:narrative|journal|diary|statement)\b"),
 )
 HEADING_LINES = 3  # the lines of a chapter (blank ones skipped) where a narrator's heading is looked for
 

@@ -145,6 +145,10 @@ def test_a_heading_that_names_the_narrator_makes_them_the_speaker_of_the_chapter
         "Jim Hawkins", True)
     assert heading_narrator(Chapter("III", "CHAPTER III\nESTHER'S NARRATIVE\n\nI have")) == ("Esther", False)
     assert heading_narrator(Chapter("2", "Chapter 2\nWhat Was Told by the fire\n\nI went")) is None
+    assert heading_narrator(Chapter("5", "TOLD BY NELLY DEAN\n")) == ("Nelly Dean", False)
+    # the narrator's name must hold a capitalised word: no narrator is "the fire" or "the captain"
+    assert heading_narrator(Chapter("6", "Told by the fire\n")) is None
+    assert heading_narrator(Chapter("7", "the captain's journal\n")) is None
     assert heading_narrator(Chapter("4", "CHAPTER 4\n\nThe Boy\n\nHe said he was told by Nelly Dean")) is None
     chapters = [Chapter(str(k), f"{k}\n\n{heading}\n\nI went.") for k, heading in enumerate(
         ["The Inn", "Narrative Continued by the Doctor", "Narrative Resumed by Jim Hawkins", "The Island"])]
