@@ -101,7 +101,7 @@ def chapter_speakers(chapters: Sequence[Chapter]) -> List[Optional[str]]:
     for the chapters whose heading names nobody (the book's own narrator, whom the other headings interrupt);
     else None (an unnamed narrator, as without headings)."""
     named = [heading_narrator(chapter) for chapter in chapters]
-    resumed = next((who for found in named if found is not None for who, again in [found] if again), None)
+    resumed = next((found[0] for found in named if found is not None and found[1]), None)
     return [found[0] if found is not None else resumed for found in named]
 
 

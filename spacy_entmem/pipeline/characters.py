@@ -64,6 +64,7 @@ SLIP_AROUND = 5
 ADDRESS_WORDS = {"cap'n", "capn", "doctor", "squire", "o", "oh"}
 # "I", "I.", "XII": the pronoun or a heading's number, never a name (one letter but "I" is an initial: "L. Frank")
 ROMAN_NUMERAL = re.compile(r"i\.?|[ivxlcdm]{2,}\.?")
+NAME_TOKENS = re.compile(r"[\w'’.-]+|[^\w\s]")  # a mention's words as ``name_key`` reads them ("Jo's", ",", "Mr.")
 # a row whose most frequent definite description ("the captain") is said this many times as often as all its name
 # mentions together is that description's person, whatever name the memory joined to it (the captain's "Jim", said
 # to the narrator, 15 times against 112 "the captain"): it is keyed by no name (``described_over_names``)
@@ -92,7 +93,7 @@ def name_key(text: str) -> Optional[NameKey]:
     a noun for people capitalised after "the" names one too ("the Queen of the Mice" → (0, ("queen",))); None for
     a text that does not begin with a name (after titles and articles)."""
     title, words, role = 0, [], None
-    for position, word in enumerate(re.findall(r"[\w'’.-]+|[^\w\s]", text.replace("’", "'").replace("--", " — "))):
+    for position, word in enumerate(NAME_TOKENS.findall(text.replace("’", "'").replace("--", " — "))):
         word = word[:-2] if word.endswith("'s") else word
         lower = word.lower()
         if not words and lower in TITLE_GROUPS:
@@ -349,6 +350,12 @@ def described_over_names(entity) -> bool:
     return bool(names and described) and described.most_common(1)[0][1] >= DESCRIBED_OVER_NAMES * names
 
 
+def row_key(entity, named: Optional[Mapping[NameKey, int]] = None) -> Optional[NameKey]:
+    """The name key the table files an entity under: its ``main_name``, or None for an entity called by a
+    description more than by names (``described_over_names``)."""
+    return None if described_over_names(entity) else main_name(entity, named)
+
+
 def appositive_aliases(entities: Sequence, people: AbstractSet[str]) -> Set[Tuple[NameKey, NameKey]]:
     """The (name, role) key pairs of the mentions that set a capitalised role beside a name ("Oz, the Great
     Wizard" → ((0, ("oz",)), (0, ("great", "wizard")))), where the role's last word is in ``people`` (nouns for
@@ -454,7 +461,7 @@ def merge_characters(entities: Sequence, summarise, people: AbstractSet[str] = f
     wrong pronoun joined, not another person). ``people``: nouns for people, for roles in apposition."""
     named = Counter(key for entity in entities for m in entity.mentions if m.mention_type == "name"
                     for key in [name_key(m.text)] if key is not None)
-    keyed = [(entity, None if described_over_names(entity) else main_name(entity, named)) for entity in entities]
+    keyed = [(entity, row_key(entity, named)) for entity in entities]
     aliases = appositive_aliases(entities, people)
     keys = [key for _, key in keyed if key is not None] + [k for pair in aliases for k in pair]
     roles = role_words({words[0] for _, words in keys if len(words) == 1}, people)
@@ -531,7 +538,7 @@ def titled_roles(rows: List, summarise, named: Mapping[NameKey, int]) -> List:
                 holders[role, surname].add(index)
     joins: Dict[int, List[int]] = defaultdict(list)  # holder row → the described rows it takes
     for index, row in enumerate(rows):
-        if row.kind != "person" or (main_name(row, named) is not None and not described_over_names(row)):
+        if row.kind != "person" or row_key(row, named) is not None:
             continue
         role = role_description(row)
         surnames = [surname for surname, n in titled.get(role, {}).items() if n >= 2]
@@ -593,7 +600,7 @@ def stray_names(rows: List, summarise, named: Mapping[NameKey, int]) -> List:
 def possessive_name(text: str) -> bool:
     """Whether a mention's name is a possessor ("Tom's younger brother", "Tom 's Aunt Polly": the mention is
     someone else)."""
-    words = re.findall(r"[\w'’.-]+|[^\w\s]", text)[:3]
+    words = NAME_TOKENS.findall(text)[:3]
     return any(word.endswith(("'s", "’s")) or word in ("'", "’") for word in words)
 
 
@@ -608,7 +615,7 @@ def name_owners(rows: List, named: Mapping[NameKey, int]) -> Dict[str, int]:
     given = packaged_name_genders()
     owners: Dict[str, List[int]] = defaultdict(list)
     for index, row in enumerate(rows):
-        key = main_name(row, named) if row.kind == "person" and not described_over_names(row) else None
+        key = row_key(row, named) if row.kind == "person" else None
         if key is None or key[1][-1] in PRONOUNS:
             continue
         if len(key[1]) == 2 and (key[1][0] in given or name_forms(key[1][0])):
