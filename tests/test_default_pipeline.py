@@ -49,6 +49,13 @@ def test_readme_example_clusters_marie_curie_with_her_pronouns():
                                            "Marie Curie met Pierre Curie.")
 
 
+def test_the_email_samples_writer_is_the_name_that_signs_it():
+    """"Best,\nDaniel" at the email's end: the finder proposes the name, and it joins the writer's I and me."""
+    doc = spacy_entmem.load_default()((SAMPLES / "email.txt").read_text(encoding="utf8"))
+    clusters = [[span.text for span in cluster] for cluster in doc._.coref_clusters]
+    assert ["I", "me", "Daniel"] in clusters, clusters
+
+
 def test_mr_darcy_and_his_pronouns_stay_out_of_the_womens_clusters_in_the_austen_sample():
     """name_agreement (shipped on): "Mr. Darcy" never joins the cluster of "Jane" or "Elizabeth Bennet"
     (feminine in the lexicon)."""

@@ -77,6 +77,18 @@ def narrator_pronouns(attrs: numpy.ndarray) -> numpy.ndarray:
     return (attrs[..., PRONOUN] == FIRST_SINGULAR) & (attrs[..., QUOTED] == 0)
 
 
+def signing_names(attrs: numpy.ndarray) -> numpy.ndarray:
+    """attrs (..., A) → (...) bool: the candidates that are a name of the first person outside quotation marks: the
+    name that signs a letter ("Best, Daniel"; ``turns.signature_start``), or a speaker label's ("Lee:")."""
+    return (attrs[..., PERSON] == 1) & (attrs[..., PRONOUN] == 0) & (attrs[..., QUOTED] == 0)
+
+
+def narrator_voiced(attrs: numpy.ndarray) -> numpy.ndarray:
+    """attrs (..., A) → (...) bool: what the narrator-continuity rule joins to the cell of its voice's I: an unquoted
+    I / me / my (``narrator_pronouns``) and a signing name (``signing_names``)."""
+    return narrator_pronouns(attrs) | signing_names(attrs)
+
+
 def third_person(attrs: numpy.ndarray) -> numpy.ndarray:
     """(B,) whether each candidate is a third person: he / she and their forms, or no personal pronoun (a name, a
     nominal, it, they); not I, we, you nor a name a speaker label or greeting gives a person."""
@@ -129,8 +141,9 @@ def unnamed_narrator_pronouns(attrs: numpy.ndarray) -> numpy.ndarray:
 
 def narrated_names(attrs: numpy.ndarray) -> numpy.ndarray:
     """(B,) whether each candidate is a name (``is_name``) outside quotation marks: in first-person narration, a
-    name the narrator gives someone else ("Dr. Livesey came"; the narrator's own name is said by others, quoted)."""
-    return is_name(attrs) & (attrs[:, QUOTED] == 0)
+    name the narrator gives someone else ("Dr. Livesey came"; the narrator's own name is said by others, quoted,
+    or signs a letter: ``signing_names``)."""
+    return is_name(attrs) & (attrs[:, QUOTED] == 0) & ~signing_names(attrs)
 
 
 def agreement(a: numpy.ndarray, b: numpy.ndarray) -> numpy.ndarray:
@@ -383,10 +396,10 @@ class CellRules:
         return cells
 
     def narrator_cell(self, attrs: numpy.ndarray, active: numpy.ndarray) -> numpy.ndarray:
-        """(B,) for each candidate that is an unquoted first-person singular pronoun, the most recently used
-        cell that holds one of the same voice (the narrator's, or in a dialogue the speaker's); -1 for other
-        candidates and where no cell does."""
-        asks = active & narrator_pronouns(attrs)
+        """(B,) for each candidate that is an unquoted first-person singular pronoun or a signing name
+        (``narrator_voiced``), the most recently used cell that holds an I of the same voice (the narrator's, or in
+        a dialogue the speaker's); -1 for other candidates and where no cell does."""
+        asks = active & narrator_voiced(attrs)
         if not asks.any():  # most steps: no bookkeeping over the cells
             return numpy.full(len(asks), -1)
         narrator = (self.narrator == attrs[:, VOICE, None] + 1) & self.used

@@ -20,7 +20,7 @@ class GrammarSwitches:
     we_person: bool = True  # person agreement: we / us / our is a person of its own
     times_are_nobody: bool = True  # animacy: "yesterday" never joins a person
     plural_they: bool = True  # a new "they" joins the people of a near plural
-    signature: bool = True  # person agreement: "Best, Mark" is the letter's writer
+    signature: bool = True  # person agreement: "Best, Mark" is the letter's writer, proposed and joined to its I
     possessed_third: bool = True  # person agreement: "our accountant" is a third person
     brackets: bool = True  # binding: a bracketed clause shares no subject
     datives: bool = True  # binding: a possessor that cannot be one is a dative

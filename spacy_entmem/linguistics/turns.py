@@ -11,7 +11,7 @@ a nominal that my / our / your opens ("our accountant"; not a vocative nor "Your
 An unquoted you in a text with no speaker labels and no greeting is READER (4): the reader, or anyone ("If you
 want to bake bread, you need flour"), never a third person the text names (``mention_memory.person_clash``).
 """
-from typing import List, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from . import switches
 from .lexicon import follows_sentence_boundary
@@ -94,6 +94,19 @@ def signature_start(texts: Sequence[str]) -> int:
     if first == len(words) or before < 0 or texts[words[before]].lower() not in CLOSINGS:
         return len(texts)
     return words[first]
+
+
+def signature_span(texts: Sequence[str]) -> Optional[Tuple[int, int]]:
+    """[start, end) of the name that signs a letter (``is_letter``, ``signature_start``), up to the end of its
+    line; None for a text that is no letter or has no signature. A finder that missed the name ("Best,\nDaniel":
+    the last word of the text) proposes it, so the ``signature`` rule has a candidate to make the writer."""
+    if not is_letter([text.lower() for text in texts]):
+        return None
+    start = signature_start(texts)
+    end = start
+    while end < len(texts) and texts[end].strip() and "\n" not in texts[end]:
+        end += 1
+    return (start, end) if end > start else None
 
 
 def _line_starts(texts: Sequence[str]) -> List[int]:

@@ -2,7 +2,7 @@
 from spacy_entmem.linguistics.switches import switched_off
 from spacy_entmem.linguistics.speakers import read_quotations
 from spacy_entmem.linguistics.turns import (
-    QUOTATION_TURNS, READER, is_letter, possessed_nominal, pronoun_person, read_turns, signature_start,
+    QUOTATION_TURNS, READER, is_letter, possessed_nominal, pronoun_person, read_turns, signature_span, signature_start,
     speaker_labels)
 
 
@@ -65,6 +65,13 @@ def test_the_name_that_signs_a_letter_is_its_writer():
     assert signature_start(["Thanks", ",", "see", "you"]) == 4  # no name after the closing
     not_a_letter = ["I", "said", "thanks", ",", "Priya"]  # a closing word, but no greeting opens the text
     assert candidate_persons(not_a_letter, [(4, 5)]) == [0]
+
+
+def test_the_signature_span_runs_to_the_end_of_its_line():
+    assert signature_span(["Hi", "Sam", ",", "\n", "Best", ",", "\n", "Mary", "Ann", "Lee", "\n"]) == (7, 10)
+    assert signature_span(["Hi", "Sam", ",", "Thanks", ",", "Dr.", "Lee"]) == (5, 7)
+    assert signature_span(["I", "met", "Sam", ".", "Best", ",", "Mark"]) is None  # no greeting: no letter
+    assert signature_span(["Hi", "Sam", ",", "see", "you"]) is None  # no closing word
 
 
 def test_a_nominal_a_speakers_possessive_opens_is_a_third_person_unless_it_addresses():

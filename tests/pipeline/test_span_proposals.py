@@ -123,6 +123,21 @@ def test_personal_pronouns_are_always_candidates_unless_switched_off():
     assert [s.text for s in doc.spans["mention_candidates"]] == ["said that", "said that he", "Anna"]
 
 
+def test_the_name_that_signs_a_letter_is_always_a_candidate_unless_switched_off():
+    nlp = spacy.blank("en")
+    finder = _finder(nlp, threshold=0.5, max_length=4)
+    doc = nlp.make_doc("Hi Priya,\n\nI read it.\n\nBest,\nDaniel Roe\n")
+    scores = numpy.zeros((len(doc), 2), dtype="float32")
+    finder.set_annotations([doc], scores)
+    assert [s.text for s in doc.spans["mention_candidates"]] == ["I", "it", "Daniel Roe"]
+    unsigned = _finder(spacy.blank("en"), threshold=0.5, max_length=4, grammar_switches={"signature": False})
+    unsigned.set_annotations([doc], scores)
+    assert [s.text for s in doc.spans["mention_candidates"]] == ["I", "it"]
+    not_a_letter = nlp.make_doc("I read it.\n\nBest,\nDaniel")  # no greeting opens it
+    finder.set_annotations([not_a_letter], numpy.zeros((len(not_a_letter), 2), dtype="float32"))
+    assert [s.text for s in not_a_letter.spans["mention_candidates"]] == ["I", "it"]
+
+
 def test_every_candidate_keeps_its_own_score_when_pronouns_are_added():
     nlp = spacy.blank("en")
     finder = _finder(nlp, threshold=0.5, max_length=4, max_per_token=100.0)

@@ -35,7 +35,8 @@ from ...linguistics.cell_rules import (CELL_CLASH_RULES, GENDER_AGREEMENT, IS_PE
                                        N_PRONOUN_CLASSES, NUMBER_AGREEMENT, NUMBER_RULES, PAIR_FEATURE_SIZES,
                                        PARSE_FEATURE_SIZES, PLURAL_THEY_WINDOW, SPOKEN_PERSONS, THEY, TIME_EXPRESSION,
                                        CellRules, apposed_names, complement_keys, complements_clash, is_name,
-                                       narrator_pronouns, speaker_followers, speaking, third_person, titles_clash)
+                                       narrator_pronouns, narrator_voiced, speaker_followers, speaking, third_person,
+                                       titles_clash)
 from ...linguistics.columns import (APPOSED, BINDER, GENDER, HEAD, INANIMATE, NAME_WORDS, NORM, NOUN_NUMBER, NUMBER,
                                     OF_WORDS, PERSON, PRONOUN, PROPER, QUOTED, REPORTER, ROLE, ROOT, SENTENCE, SPEAKER,
                                     TITLE, TURN, VOICE)
@@ -535,14 +536,14 @@ class MentionMemory(nn.Module):
         OVERWRITE and would beat COREF with any cell scoring at most ``pruning_bound`` (an IGNORE step
         changes no cell, so every other step decides as if the pruned ones were read). Off in training and
         for k-best lists (forced actions, recorded scores). With ``narrator_continuity`` an unquoted I / me /
-        my is always read (the rule may join it whatever its scores)."""
+        my and a letter's signature are always read (the rule may join them whatever their scores)."""
         if self.pruning_bound is None or self.training or self.forced_actions is not None \
                 or self.record_decision_scores:
             return None
         best = mention_score + torch.clamp(new_score + self.new_entity_bias, min=self.pruning_bound)
         pruned = ((best < self.ignore_bias) & token_mask(n_spans, best.shape[1]).to(best.device)).cpu().numpy()
         if self.narrator_continuity:
-            pruned &= ~narrator_pronouns(attrs)
+            pruned &= ~narrator_voiced(attrs)
         if self.speaker_continuity:
             pruned &= ~speaker_followers(attrs)
         if self.apposition_continuity:

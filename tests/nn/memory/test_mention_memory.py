@@ -825,6 +825,24 @@ def test_an_unnamed_narrator_is_never_a_name_the_narration_gives_nor_its_first_i
         assert fresh.person_clash(narrator_i, rows, cells).tolist() == [False, False]
 
 
+def test_the_name_that_signs_a_letter_joins_the_writers_i_and_is_no_name_the_narration_gives():
+    """"I read it … Best, Daniel": the signature (a name of the first person outside quotation marks) joins the
+    cell of the unnamed narrator's I; a name the narration gives ("Mr. Chen") does not, and is kept out of it."""
+    narrator_i = _columns(pronoun=1, person=1, voice=0, turn=0)
+    chen = _columns(norm=5, head=5, name_words=[5, -1, -1], proper=1, voice=0, turn=0)
+    daniel = _columns(norm=6, head=6, name_words=[6, -1, -1], proper=1, person=1, voice=0, turn=0)
+    state = _state_with(chen, narrator_i)
+    one = numpy.array([True])
+    assert state.narrator_cell(daniel, one).tolist() == [1]
+    assert state.narrator_cell(chen, one).tolist() == [-1]
+    rows, cells = numpy.array([0, 0]), numpy.array([0, 1])
+    assert state.person_clash(daniel, rows, cells).tolist()[1] is False  # the writer's own cell
+    assert state.person_clash(chen, rows, cells).tolist() == [False, True]
+    assert _state_with(chen, chen).narrator_cell(daniel, one).tolist() == [-1]  # no I yet: no cell to join
+    with switched_off("narrator_unnamed"):
+        assert state.person_clash(chen, rows, cells).tolist() == [False, False]
+
+
 @pytest.mark.parametrize("beam_width", [1, 3])  # greedy reading and beam search
 def test_a_vocative_joins_its_quotations_addressee(beam_width):
     memory = _rule_memory(5, beam_width)
