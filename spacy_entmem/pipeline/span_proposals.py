@@ -475,8 +475,10 @@ class LinearSpanFinder(SpanFinder):
                 names = name_run_pairs(doc, starts, segment, bits)
                 names = self._without_pronoun_bounded(doc, names[names[:, 1] - names[:, 0] < longest], bits)
                 pairs = unique_pairs(numpy.concatenate([pairs, names]), len(doc))
-            if self.cfg.get("propose_pronouns", False) and switches.active().signature:  # "Best,\nDaniel"
-                pairs = unique_pairs(numpy.concatenate([pairs, signature_pairs(doc)]), len(doc))
+            signed = signature_pairs(doc) if self.cfg.get("propose_pronouns", False) and switches.active().signature \
+                else None  # "Best,\nDaniel" (most docs: no letter, nothing to add)
+            if signed is not None and len(signed):
+                pairs = unique_pairs(numpy.concatenate([pairs, signed]), len(doc))
             if propose_nouns:
                 found = noun_phrase_pairs(doc, pairs, segment, longest, people)
                 pairs = unique_pairs(numpy.concatenate([pairs, found]), len(doc))
