@@ -515,13 +515,16 @@ def role_titles(entity) -> Counter:
 
 
 def role_description(entity) -> Optional[str]:
-    """The role noun of an entity whose most frequent mention that is no pronoun is "the <role>" of a
-    ``ROLE_TITLES`` role ("the doctor" → "doctor"); else None."""
-    texts = Counter(m.text.lower() for m in entity.mentions if m.mention_type != "pronoun")
+    """The role noun of an entity whose most frequent mention that is no pronoun, read without a leading "the", is
+    a ``ROLE_TITLES`` role: "the doctor" and "Doctor" (said to him) count as one ("the doctor" → "doctor"); an
+    unquoted I counts as the speaker a chapter's heading names ("Narrative Continued by the Doctor"); else None."""
+    said = [m.text for m in entity.mentions if m.mention_type != "pronoun"] + \
+        [m.speaker for m in entity.mentions if m.speaker]
+    texts = Counter(text[4:] if text.startswith("the ") else text for text in (" ".join(t.lower().split()) for t in said))
     if not texts:
         return None
-    words = texts.most_common(1)[0][0].split()
-    return words[1] if len(words) == 2 and words[0] == "the" and words[1] in ROLE_TITLES.values() else None
+    top = texts.most_common(1)[0][0]
+    return top if top in ROLE_TITLES.values() else None
 
 
 def titled_roles(rows: List, summarise, named: Mapping[NameKey, int]) -> List:

@@ -271,6 +271,19 @@ def test_a_row_called_the_role_of_the_one_titled_surname_joins_that_person():
     assert len(table_entities(once + captain)) == 2
 
 
+def test_a_narrators_i_and_a_role_said_to_him_count_as_the_role_a_heading_names():
+    """"Narrative Continued by the Doctor": the row of his unquoted I's (speaker "the Doctor", no name mention)
+    joins Dr. Livesey; so does a row called "Doctor" (said to him) as often as "the doctor"."""
+    livesey = _records(0, ["Dr. Livesey", "he", "Dr. Livesey", "Livesey"], MASCULINE)
+    narrated = [MentionRecord(1, 0, 100 + k, 101 + k, 0, "I", "pronoun", MASCULINE, 1, "person", speaker="the Doctor")
+                for k in range(3)]
+    rows = table_entities(livesey + narrated)
+    assert [(row.name, row.ids, row.n_mentions) for row in rows] == [("Dr. Livesey", [0, 1], 7)]
+    called = _records(2, ["the doctor", "Doctor", "Doctor", "the doctor", "he"], MASCULINE, start=200)
+    rows = table_entities(livesey + called)
+    assert [(row.name, row.ids) for row in rows] == [("Dr. Livesey", [0, 2])]
+
+
 def test_a_possessive_name_is_not_moved_to_the_possessor():
     sid = _records(0, ["Sid", "he", "Tom's younger brother", "Sid"], MASCULINE)
     tom = _records(1, ["Tom", "he", "Tom"], MASCULINE, start=100)
