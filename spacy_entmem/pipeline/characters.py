@@ -69,6 +69,10 @@ NAME_TOKENS = re.compile(r"[\w'’.-]+|[^\w\s]")  # a mention's words as ``name_
 # mentions together is that description's person, whatever name the memory joined to it (the captain's "Jim", said
 # to the narrator, 15 times against 112 "the captain"): it is keyed by no name (``described_over_names``)
 DESCRIBED_OVER_NAMES = 4
+# an unnamed narrator (this many unquoted I / me / my of no named speaker) is filed under a name only if the name is
+# said at least twice in its entity: one stray name that joined the narrator's I ("young John Clay") is no evidence
+NARRATOR_MENTIONS = 20
+NARRATOR_WORDS = {"i", "me", "my", "myself", "mine"}
 # titles a book names one person by, as "the <role>" too ("Dr. Livesey" … "the doctor"): title → role noun
 ROLE_TITLES = {**dict.fromkeys(("dr", "dr.", "doctor"), "doctor"),
                **dict.fromkeys(("captain", "capt", "capt.", "cap'n", "capn"), "captain"),
@@ -350,10 +354,23 @@ def described_over_names(entity) -> bool:
     return bool(names and described) and described.most_common(1)[0][1] >= DESCRIBED_OVER_NAMES * names
 
 
+def unnamed_narrator(entity) -> bool:
+    """Whether an entity holds at least ``NARRATOR_MENTIONS`` unquoted I / me / my that no named speaker says (a
+    first-person narrator the text does not name)."""
+    return sum(m.text.lower() in NARRATOR_WORDS and not m.quoted and not m.speaker
+               for m in entity.mentions) >= NARRATOR_MENTIONS
+
+
 def row_key(entity, named: Optional[Mapping[NameKey, int]] = None) -> Optional[NameKey]:
-    """The name key the table files an entity under: its ``main_name``, or None for an entity called by a
-    description more than by names (``described_over_names``)."""
-    return None if described_over_names(entity) else main_name(entity, named)
+    """The name key the table files an entity under: its ``main_name``; None for an entity called by a description
+    more than by names (``described_over_names``), and for an unnamed narrator whose main name is said once."""
+    if described_over_names(entity):
+        return None
+    key = main_name(entity, named)
+    if key is not None and unnamed_narrator(entity) and sum(
+            m.mention_type == "name" and name_key(m.text) == key for m in entity.mentions) < 2:
+        return None
+    return key
 
 
 def appositive_aliases(entities: Sequence, people: AbstractSet[str]) -> Set[Tuple[NameKey, NameKey]]:

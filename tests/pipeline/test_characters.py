@@ -284,6 +284,21 @@ def test_a_narrators_i_and_a_role_said_to_him_count_as_the_role_a_heading_names(
     assert [(row.name, row.ids) for row in rows] == [("Dr. Livesey", [0, 2])]
 
 
+def test_an_unnamed_narrator_is_filed_under_a_name_only_if_it_is_said_twice():
+    """Watson's unquoted I's, with one stray "John Clay" joined to them, stay apart from John Clay's row; a narrator
+    the text names twice ("Ishmael") is filed under the name."""
+    def narrator(entity, names, start=0):
+        return ([MentionRecord(entity, 0, start + k, start + k + 1, 0, "I", "pronoun", MASCULINE, 1, "person")
+                 for k in range(25)] + _records(entity, names, MASCULINE, start=start + 30))
+
+    clay = _records(1, ["John Clay", "he", "John Clay"], MASCULINE, start=200)
+    rows = table_entities(narrator(0, ["John Clay"]) + clay)
+    assert sorted(len(row.ids) for row in rows) == [1, 1]
+    ishmael = _records(3, ["Ishmael", "he"], MASCULINE, start=300)
+    rows = table_entities(narrator(2, ["Ishmael", "Ishmael"]) + ishmael)
+    assert [row.ids for row in rows] == [[2, 3]]
+
+
 def test_a_possessive_name_is_not_moved_to_the_possessor():
     sid = _records(0, ["Sid", "he", "Tom's younger brother", "Sid"], MASCULINE)
     tom = _records(1, ["Tom", "he", "Tom"], MASCULINE, start=100)
