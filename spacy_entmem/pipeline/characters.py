@@ -52,6 +52,7 @@ from nicknames import NickNamer
 
 from ..linguistics.values import ELDER_TITLES, MALE_TITLE, MASCULINE, PRONOUNS, TITLE_CLASHES, UNMARRIED_TITLE
 from ..linguistics.lexicon import GENDER_OF_WORD, NAME_PREFIXES, TITLE_GROUPS
+from .entities import unnamed_narrator
 
 NameKey = Tuple[int, Tuple[str, ...]]  # (title group, name words)
 FULLER_SHARE = 0.2  # how often, against the main name, a fuller form of it must be said to name the entity
@@ -69,10 +70,6 @@ NAME_TOKENS = re.compile(r"[\w'’.-]+|[^\w\s]")  # a mention's words as ``name_
 # mentions together is that description's person, whatever name the memory joined to it (the captain's "Jim", said
 # to the narrator, 15 times against 112 "the captain"): it is keyed by no name (``described_over_names``)
 DESCRIBED_OVER_NAMES = 4
-# an unnamed narrator (this many unquoted I / me / my of no named speaker) is filed under a name only if the name is
-# said at least twice in its entity: one stray name that joined the narrator's I ("young John Clay") is no evidence
-NARRATOR_MENTIONS = 20
-NARRATOR_WORDS = {"i", "me", "my", "myself", "mine"}
 # titles a book names one person by, as "the <role>" too ("Dr. Livesey" … "the doctor"): title → role noun
 ROLE_TITLES = {**dict.fromkeys(("dr", "dr.", "doctor"), "doctor"),
                **dict.fromkeys(("captain", "capt", "capt.", "cap'n", "capn"), "captain"),
@@ -354,20 +351,14 @@ def described_over_names(entity) -> bool:
     return bool(names and described) and described.most_common(1)[0][1] >= DESCRIBED_OVER_NAMES * names
 
 
-def unnamed_narrator(entity) -> bool:
-    """Whether an entity holds at least ``NARRATOR_MENTIONS`` unquoted I / me / my that no named speaker says (a
-    first-person narrator the text does not name)."""
-    return sum(m.text.lower() in NARRATOR_WORDS and not m.quoted and not m.speaker
-               for m in entity.mentions) >= NARRATOR_MENTIONS
-
-
 def row_key(entity, named: Optional[Mapping[NameKey, int]] = None) -> Optional[NameKey]:
     """The name key the table files an entity under: its ``main_name``; None for an entity called by a description
-    more than by names (``described_over_names``), and for an unnamed narrator whose main name is said once."""
+    more than by names (``described_over_names``), and for an unnamed narrator (``entities.unnamed_narrator``) whose
+    main name is said once: one stray name that joined the narrator's I ("young John Clay") is no evidence."""
     if described_over_names(entity):
         return None
     key = main_name(entity, named)
-    if key is not None and unnamed_narrator(entity) and sum(
+    if key is not None and unnamed_narrator(entity.mentions) and sum(
             m.mention_type == "name" and name_key(m.text) == key for m in entity.mentions) < 2:
         return None
     return key

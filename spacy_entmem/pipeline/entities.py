@@ -53,6 +53,10 @@ def packaged_head_kinds() -> Dict[str, str]:
     return load_head_kinds(PACKAGED_HEAD_KINDS)
 
 
+# an unnamed first-person narrator: this many unquoted I / me / my of no named speaker in one entity
+NARRATOR_MENTIONS = 20
+NARRATOR_WORDS = frozenset({"i", "me", "my", "myself", "mine"})
+
 @dataclass
 class MentionRecord:
     """One mention as the entity table keeps it: its entity, which text of the stream it is in, its token range
@@ -216,7 +220,8 @@ def summarise(entity: int, records: Sequence[MentionRecord]) -> Entity:
             text_votes.setdefault(_name_text(r.text), Counter())[r.kind == kind] += 1
     elsewhere = {text for text, agree in text_votes.items() if agree[False] > agree[True]}
     names = [record for record in records if record.mention_type == NAME and _name_text(record.text) not in elsewhere]
-    canonical = (canonical_name(names, texts) if names else None) or unnamed_name(records, texts, elsewhere)
+    least = 2 if unnamed_narrator(records) else 1  # (one stray name does not name a narrator: ``row_key``)
+    canonical = (canonical_name(names, texts, least) if names else None) or unnamed_name(records, texts, elsewhere)
     aliases = [text for text, _ in texts.most_common() if text != canonical]
     genders = Counter(r.gender for r in records if r.gender in (MASCULINE, FEMININE))
     gender = GENDER_NAMES[genders.most_common(1)[0][0]] if genders else \
@@ -228,25 +233,36 @@ def summarise(entity: int, records: Sequence[MentionRecord]) -> Entity:
                   list(records), [entity])
 
 
+def unnamed_narrator(records: Sequence[MentionRecord]) -> bool:
+    """Whether an entity's records hold at least ``NARRATOR_MENTIONS`` unquoted I / me / my that no named speaker
+    says: a first-person narrator the text does not name."""
+    return sum(r.text.lower() in NARRATOR_WORDS and not r.quoted and not r.speaker
+               for r in records) >= NARRATOR_MENTIONS
+
+
 def unnamed_name(records: Sequence[MentionRecord], texts: Counter, elsewhere: AbstractSet[str]) -> str:
     """The name of an entity no name mention names: the speaker whose I it is (a speaker who never names
-    themself), else its most frequent nominal, else (only pronouns, and texts of another kind) its first pronoun;
-    ``elsewhere``: texts that name another kind than the entity's."""
+    themself), else "I" for an unnamed narrator (``unnamed_narrator``: not the "sir" others call it), else its most
+    frequent nominal, else (only pronouns, and texts of another kind) its first pronoun; ``elsewhere``: texts that
+    name another kind than the entity's."""
     speakers = Counter(record.speaker for record in records if record.speaker)
     if speakers:
         return speakers.most_common(1)[0][0]
+    if unnamed_narrator(records):
+        return "I"
     nominals = [text for text in texts if text not in elsewhere]
     if nominals:
         return max(nominals, key=lambda text: (texts[text], -_first_position(records, text)))
     return next((r.text for r in records if r.mention_type == PRONOUN_MENTION), records[0].text)
 
 
-def canonical_name(names: Sequence[MentionRecord], texts: Counter) -> Optional[str]:
+def canonical_name(names: Sequence[MentionRecord], texts: Counter, least: int = 1) -> Optional[str]:
     """An entity's name among its name mentions: the pure names ("Mr. Laurence", "Jo March"; not "Amy, finishing
     Jo with her Latin") if it has any; of those mentioned at least a tenth as often as its most frequent name
-    mention (and twice, where one is said twice), the one with the most name words, then the most frequent, then
-    the first. None where no name mention is a name (``characters.name_key``: "I.", "Squire") or none is said that
-    often: a row the memory called "the doctor" 21 times and "Mr. Bones" once is not named "Mr. Bones"."""
+    mention (and twice, where one is said twice; and at least ``least`` times), the one with the most name words,
+    then the most frequent, then the first. None where no name mention is a name (``characters.name_key``: "I.",
+    "Squire") or none is said that often: a row the memory called "the doctor" 21 times and "Mr. Bones" once is not
+    named "Mr. Bones"."""
     from .characters import name_key
 
     keyed = [(r, name_key(r.text)) for r in names]
@@ -255,7 +271,7 @@ def canonical_name(names: Sequence[MentionRecord], texts: Counter) -> Optional[s
     if not pure:
         return None
     said = Counter(_name_text(r.text) for r in names)
-    floor = max(0.1 * max(said.values()), 2 if max(said.values()) >= 2 else 1)
+    floor = max(0.1 * max(said.values()), 2 if max(said.values()) >= 2 else 1, least)
     frequent = [(r, key) for r, key in pure if said[_name_text(r.text)] >= floor]
     if not frequent:
         return None

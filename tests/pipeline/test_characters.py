@@ -293,7 +293,7 @@ def test_an_unnamed_narrator_is_filed_under_a_name_only_if_it_is_said_twice():
 
     clay = _records(1, ["John Clay", "he", "John Clay"], MASCULINE, start=200)
     rows = table_entities(narrator(0, ["John Clay"]) + clay)
-    assert sorted(len(row.ids) for row in rows) == [1, 1]
+    assert sorted((row.name, row.ids) for row in rows) == [("I", [0]), ("John Clay", [1])]  # named "I", not "John Clay"
     ishmael = _records(3, ["Ishmael", "he"], MASCULINE, start=300)
     rows = table_entities(narrator(2, ["Ishmael", "Ishmael"]) + ishmael)
     assert [row.ids for row in rows] == [[2, 3]]
