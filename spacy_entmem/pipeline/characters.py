@@ -528,7 +528,8 @@ def role_description(entity) -> Optional[str]:
     unquoted I counts as the speaker a chapter's heading names ("Narrative Continued by the Doctor"); else None."""
     said = [m.text for m in entity.mentions if m.mention_type != "pronoun"] + \
         [m.speaker for m in entity.mentions if m.speaker]
-    texts = Counter(text[4:] if text.startswith("the ") else text for text in (" ".join(t.lower().split()) for t in said))
+    lowered = (" ".join(text.lower().split()) for text in said)
+    texts = Counter(text[4:] if text.startswith("the ") else text for text in lowered)
     if not texts:
         return None
     top = texts.most_common(1)[0][0]

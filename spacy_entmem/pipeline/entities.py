@@ -57,6 +57,7 @@ def packaged_head_kinds() -> Dict[str, str]:
 NARRATOR_MENTIONS = 20
 NARRATOR_WORDS = frozenset({"i", "me", "my", "myself", "mine"})
 
+
 @dataclass
 class MentionRecord:
     """One mention as the entity table keeps it: its entity, which text of the stream it is in, its token range
