@@ -33,6 +33,7 @@ COPULAS = {"am", "'m", "’m", "is", "'s", "’s", "are", "'re", "’re", "was",
 CLOSINGS = {"best", "thanks", "regards", "cheers", "sincerely", "yours", "love", "warmly", "cordially",
             "respectfully"}
 MAX_SIGNATURE_WORDS = 3  # "Mark", "Dr. Lee", "Mary Ann Lee"
+LETTER_OPENING = 4  # the tokens where a letter's greeting is looked for ("Hi", "Tom", ",", "\n")
 QUOTATION_TURNS = 1 << 40  # quotations are numbered apart from the unquoted turns
 
 
@@ -128,8 +129,9 @@ def speaker_labels(texts: Sequence[str]) -> List[Tuple[int, int]]:
 
 
 def is_letter(lower: Sequence[str]) -> bool:
-    """Whether the text opens with a greeting and a name or title ("Hi Tom,", "Dear Ms. Lee,")."""
-    words = [word for word in lower[:4] if word.strip()]
+    """Whether the text opens with a greeting and a name or title ("Hi Tom,", "Dear Ms. Lee,"), read in its first
+    ``LETTER_OPENING`` tokens."""
+    words = [word for word in lower[:LETTER_OPENING] if word.strip()]
     return len(words) >= 2 and words[0] in GREETINGS
 
 

@@ -42,7 +42,7 @@ from ..linguistics.lexicon import COMMON_NOUN_TAGS, PLURAL_NOUN_TAG, POSSESSIVE_
 from ..linguistics.values import PRONOUNS
 from ..linguistics.sentences import SENTENCE_FINAL
 from ..linguistics.syntax import root_of, token_heads
-from ..linguistics.turns import GREETINGS, signature_span
+from ..linguistics.turns import LETTER_OPENING, is_letter, signature_span
 
 CANDIDATES_KEY = "mention_candidates"
 # personal pronouns that begin no longer mention (possessives do: "his ideas"; so does "you" in speech: "you
@@ -279,9 +279,8 @@ def pronoun_tokens(doc: Doc, bits: Optional[numpy.ndarray] = None) -> numpy.ndar
 
 def signature_pairs(doc: Doc) -> numpy.ndarray:
     """(0 or 1, 2) [start, end] (end inclusive) of the name that signs a letter (``turns.signature_span``); the
-    token texts are read only for a doc whose first words open with a greeting."""
-    opening = [token.lower_ for token in doc[:4] if not token.is_space]
-    if not opening or opening[0] not in GREETINGS:
+    token texts are read only for a doc that opens as a letter (``turns.is_letter``, which reads its first words)."""
+    if not is_letter([token.lower_ for token in doc[:LETTER_OPENING]]):
         return numpy.zeros((0, 2), dtype="int64")
     span = signature_span([token.text for token in doc])
     return numpy.asarray([[span[0], span[1] - 1]] if span else [], dtype="int64").reshape(-1, 2)
@@ -475,10 +474,10 @@ class LinearSpanFinder(SpanFinder):
                 names = name_run_pairs(doc, starts, segment, bits)
                 names = self._without_pronoun_bounded(doc, names[names[:, 1] - names[:, 0] < longest], bits)
                 pairs = unique_pairs(numpy.concatenate([pairs, names]), len(doc))
-            signed = signature_pairs(doc) if self.cfg.get("propose_pronouns", False) and switches.active().signature \
-                else None  # "Best,\nDaniel" (most docs: no letter, nothing to add)
-            if signed is not None and len(signed):
-                pairs = unique_pairs(numpy.concatenate([pairs, signed]), len(doc))
+            if self.cfg.get("propose_pronouns", False) and switches.active().signature:
+                signed = signature_pairs(doc)  # "Best,\nDaniel" (most docs: no letter, nothing to add)
+                if len(signed):
+                    pairs = unique_pairs(numpy.concatenate([pairs, signed]), len(doc))
             if propose_nouns:
                 found = noun_phrase_pairs(doc, pairs, segment, longest, people)
                 pairs = unique_pairs(numpy.concatenate([pairs, found]), len(doc))
